@@ -1,0 +1,17 @@
+#pragma once
+// `rlsim bench`: simulated requests per wall-clock second and peak memory, per strategy. It reads
+// the wall clock, but only around whole simulation runs, never inside one.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rlsim {
+
+struct BenchOptions {
+  std::int64_t requests = 1'000'000;
+  std::vector<std::string> strategies;
+};
+
+int command_bench(const BenchOptions& options);
+
+}  // namespace rlsim

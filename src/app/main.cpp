@@ -1,0 +1,170 @@
+// rlsim's command line: run, validate, list, explain, bench.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "app/bench.h"
+#include "app/exit_codes.h"
+#include "app/run.h"
+
+namespace {
+
+using namespace rlsim;
+
+bool use_color() { return ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr; }
+
+std::string shell_quote(const std::string& text) {
+  if (text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:") == std::string::npos) return text;
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+struct RunOptions {
+  std::string scenario_path;
+  std::vector<std::string> labels;
+  std::optional<std::uint64_t> seed;
+  bool json = false;
+  std::string out_dir;
+};
+
+int command_run(const RunOptions& options) {
+  const Scenario scenario = load_scenario(options.scenario_path);
+  std::vector<ResolvedStrategy> strategies = resolve_strategies(scenario, options.scenario_path);
+  if (!options.labels.empty()) {
+    std::vector<ResolvedStrategy> chosen;
+    for (const auto& label : options.labels) {
+      auto it = std::find_if(strategies.begin(), strategies.end(), [&](const auto& s) { return s.label == label; });
+      if (it == strategies.end()) {
+        std::string known;
+        for (const auto& s : strategies) known += (known.empty() ? "" : ", ") + s.label;
+        throw ScenarioError(fmt::format("--strategy {}: no strategy with this label in {} (it has: {})", label, options.scenario_path, known));
+      }
+      chosen.push_back(*it);
+    }
+    strategies = std::move(chosen);
+  }
+  RunResult result;
+  result.scenario = &scenario;
+  result.seed = options.seed.value_or(scenario.seed);
+  for (const auto& strategy : strategies) result.strategies.push_back(run_strategy(scenario, strategy, result.seed));
+
+  const std::string report_text = report_json(result).dump(2) + "\n";
+  const std::filesystem::path dir = options.out_dir.empty() ? std::filesystem::path("reports") / scenario.name : std::filesystem::path(options.out_dir);
+  const std::filesystem::path report_path = dir / "report.json";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::ofstream out(report_path, std::ios::binary | std::ios::trunc);
+  if (ec || !out || !(out << report_text) || !out.flush()) {
+    std::cerr << fmt::format("rlsim: cannot write the report to {}: {}\n", report_path.string(), ec ? ec.message() : "write failed");
+    return exit_code::kOutputError;
+  }
+  if (options.json) {
+    std::cout << report_text;
+    return exit_code::kOk;
+  }
+  std::string reproduce = "rlsim run " + shell_quote(options.scenario_path);
+  for (const auto& label : options.labels) reproduce += " --strategy " + shell_quote(label);
+  reproduce += fmt::format(" --seed {}", result.seed);
+  std::cout << report_table(result, use_color());
+  std::cout << fmt::format("\nseed {}; reproduce with: {}\nreport: {}\n", result.seed, reproduce, report_path.string());
+  return exit_code::kOk;
+}
+
+int command_validate(const std::string& path) {
+  const Scenario scenario = load_scenario(path);
+  const auto strategies = resolve_strategies(scenario, path);
+  std::cout << fmt::format("{}: ok: scenario \"{}\", {} limit(s), {} traffic group(s), {} strategy(ies)\n", path, scenario.name,
+                           scenario.limits.size(), scenario.traffic.size(), strategies.size());
+  return exit_code::kOk;
+}
+
+int command_list() {
+  for (const auto& info : strategy_registry()) std::cout << fmt::format("{:<20} {}\n", info.name, info.summary);
+  return exit_code::kOk;
+}
+
+int command_explain(const std::string& name) {
+  const StrategyInfo* info = find_strategy(name);
+  if (info == nullptr) {
+    std::string names;
+    for (const auto& known : strategy_registry()) names += (names.empty() ? "" : ", ") + known.name;
+    std::cerr << fmt::format("rlsim: unknown strategy \"{}\" (expected one of: {})\n", name, names);
+    return exit_code::kBadInput;
+  }
+  std::cout << fmt::format("{}: {}\n\n{}\n", info->name, info->summary, info->explain);
+  std::cout << fmt::format("\nideal limiter used for false_denials: {}\n", to_string(info->algorithm));
+  if (info->params.empty()) {
+    std::cout << "\nparameters: none\n";
+  } else {
+    std::cout << "\nparameters:\n";
+    for (const auto& p : info->params) std::cout << fmt::format("  {} ({}, default {}): {}\n", p.name, p.type, p.default_value.dump(), p.doc);
+  }
+  return exit_code::kOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rlsim: a deterministic simulator of distributed rate limiting"};
+  app.require_subcommand(1);
+  app.footer(
+      "Exit codes: 0 success, 1 internal error, 2 bad input (scenario, strategy or command line), "
+      "3 report not writable.\nDocs: docs/ (scenario-format.md, metrics.md, architecture.md, strategies.md).");
+
+  RunOptions run_options;
+  CLI::App* run = app.add_subcommand("run", "Simulate every strategy of a scenario and report what got through");
+  run->add_option("scenario", run_options.scenario_path, "Scenario file (JSON)")->required();
+  run->add_option("--strategy", run_options.labels, "Run only the strategy with this label (repeatable)");
+  run->add_option("--seed", run_options.seed, "Seed for every random stream (default: the scenario's seed)");
+  run->add_flag("--json", run_options.json, "Print only the JSON report on stdout");
+  run->add_option("--out", run_options.out_dir, "Directory for report.json (default: reports/<scenario name>)");
+
+  std::string validate_path;
+  CLI::App* validate = app.add_subcommand("validate", "Check a scenario file without running it");
+  validate->add_option("scenario", validate_path, "Scenario file (JSON)")->required();
+
+  CLI::App* list = app.add_subcommand("list", "List the strategies, one line each");
+
+  std::string explain_name;
+  CLI::App* explain = app.add_subcommand("explain", "Explain one strategy: what it sends to Redis and its trade-off");
+  explain->add_option("strategy", explain_name, "Strategy name (see rlsim list)")->required();
+
+  BenchOptions bench_options;
+  CLI::App* bench = app.add_subcommand("bench", "Measure simulated requests per wall-clock second and peak memory");
+  bench->add_option("--requests", bench_options.requests, "Requests per strategy run")->check(CLI::Range(1000, 100'000'000));
+  bench->add_option("--strategy", bench_options.strategies, "Strategy to measure (repeatable; default: all)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return exit_code::kBadInput;
+  }
+
+  try {
+    if (*run) return command_run(run_options);
+    if (*validate) return command_validate(validate_path);
+    if (*list) return command_list();
+    if (*explain) return command_explain(explain_name);
+    if (*bench) return command_bench(bench_options);
+  } catch (const ScenarioError& e) {
+    std::cerr << "rlsim: " << e.what() << "\n";
+    return exit_code::kBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "rlsim: internal error: " << e.what() << "\n";
+    return exit_code::kInternal;
+  }
+  return exit_code::kInternal;
+}

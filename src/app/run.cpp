@@ -1,0 +1,142 @@
+#include "app/run.h"
+
+#include <deque>
+#include <limits>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "core/simulator.h"
+#include "oracle/oracle.h"
+#include "redis/mock_store.h"
+#include "redis/server.h"
+#include "world/instances.h"
+#include "world/traffic.h"
+
+namespace rlsim {
+
+std::vector<ResolvedStrategy> resolve_strategies(const Scenario& scenario, const std::string& file) {
+  std::vector<ResolvedStrategy> resolved;
+  for (const StrategySpec& spec : scenario.strategies) {
+    const StrategyInfo* info = find_strategy(spec.name);
+    if (info == nullptr) {
+      std::string names;
+      for (const auto& known : strategy_registry()) names += (names.empty() ? "" : ", ") + known.name;
+      const std::string path = spec.params.empty() && spec.label == spec.name ? spec.json_path : spec.json_path + ".name";
+      throw ScenarioError(scenario_error_message(file, path, fmt::format("unknown strategy \"{}\" (expected one of: {})", spec.name, names)));
+    }
+    std::string field, error;
+    auto params = resolve_params(*info, spec.params, field, error);
+    if (!params) throw ScenarioError(scenario_error_message(file, spec.json_path + "." + field, error));
+    resolved.push_back(ResolvedStrategy{info, spec.label, std::move(*params)});
+  }
+  return resolved;
+}
+
+namespace {
+
+class StrategyRun final : public RequestSink, public EventTarget {
+ public:
+  StrategyRun(const Scenario& scenario, const ResolvedStrategy& strategy, std::uint64_t seed)
+      : scenario_(scenario),
+        catalog_(scenario),
+        server_(sim_, store_, timing_of(scenario.redis), Rng(seed, "network")),
+        pool_(scenario.instances, scenario.balancer, seed),
+        strategy_(strategy.info->make(StrategyEnv{sim_, server_, scenario.limits, catalog_, strategy.params})),
+        oracle_(scenario.limits, strategy.info->algorithm) {
+    result_.label = strategy.label;
+    result_.name = strategy.info->name;
+    for (std::uint32_t i = 0; i < scenario.traffic.size(); ++i) {
+      sources_.push_back(std::make_unique<TrafficSource>(sim_, scenario.traffic[i], i, catalog_, seed, *this));
+    }
+  }
+
+  StrategyResult run() {
+    pool_.scale_to(scenario_.instances.count, 0, *strategy_);
+    result_.instance_counts.emplace_back(0, pool_.active_count());
+    const auto& schedule = scenario_.instances.schedule;
+    for (std::size_t i = 0; i < schedule.size(); ++i) sim_.schedule(schedule[i].at_us, this, i);
+    for (auto& source : sources_) source->start();
+    sim_.run_until(scenario_.duration_us);
+    // Traffic ends with the scenario; let requests still waiting on Redis finish.
+    sim_.run_until(std::numeric_limits<TimeUs>::max());
+    RLSIM_CHECK(server_.in_flight() == 0);
+    result_.totals = oracle_.totals();
+    result_.redis_commands = server_.stats().commands;
+    result_.redis_round_trips = server_.stats().round_trips;
+    result_.redis_timeouts = server_.stats().timeouts;
+    result_.redis_keys_at_end = store_.key_count();
+    return std::move(result_);
+  }
+
+  void on_request(const Request& request) override {
+    Pending* pending = allocate();
+    pending->request = request;
+    pending->ideal_admitted = oracle_.ideal_admits(request);
+    pending->instance = &pool_.route(request);
+    pending->run = this;
+    ++pending->instance->inflight;
+    strategy_->decide(request, *pending->instance).start_detached(&StrategyRun::decided, pending);
+  }
+
+  // Autoscaling steps.
+  void on_event(std::uint64_t step) override {
+    const int count = scenario_.instances.schedule[step].count;
+    if (count == pool_.active_count()) return;
+    pool_.scale_to(count, sim_.now(), *strategy_);
+    result_.instance_counts.emplace_back(sim_.now(), count);
+  }
+
+ private:
+  struct Pending {
+    Request request;
+    Instance* instance = nullptr;
+    StrategyRun* run = nullptr;
+    bool ideal_admitted = false;
+  };
+
+  static RedisTiming timing_of(const RedisSpec& spec) {
+    return RedisTiming{spec.rtt.p50_us, spec.rtt.p99_us, spec.service_time_us, spec.timeout_us};
+  }
+
+  static void decided(void* context, Decision&& decision) {
+    auto* pending = static_cast<Pending*>(context);
+    StrategyRun& run = *pending->run;
+    run.oracle_.on_decision(pending->request, decision.allowed, decision.denied_by, decision.error,
+                            pending->ideal_admitted, run.sim_.now(), run.pool_.active_count());
+    --pending->instance->inflight;
+    run.free_.push_back(pending);
+  }
+
+  Pending* allocate() {
+    if (free_.empty()) {
+      storage_.emplace_back();
+      return &storage_.back();
+    }
+    Pending* pending = free_.back();
+    free_.pop_back();
+    return pending;
+  }
+
+  const Scenario& scenario_;
+  Simulator sim_;
+  Catalog catalog_;
+  MockStore store_;
+  RedisServer server_;
+  InstancePool pool_;
+  std::unique_ptr<Strategy> strategy_;
+  Oracle oracle_;
+  std::vector<std::unique_ptr<TrafficSource>> sources_;
+  std::deque<Pending> storage_;  // bounded by the most requests in flight at once
+  std::vector<Pending*> free_;
+  StrategyResult result_;
+};
+
+}  // namespace
+
+StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& strategy, std::uint64_t seed) {
+  StrategyRun run(scenario, strategy, seed);
+  return run.run();
+}
+
+}  // namespace rlsim

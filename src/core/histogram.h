@@ -1,0 +1,32 @@
+#pragma once
+// A streaming histogram of non-negative integers (latencies in microseconds). Memory is fixed
+// (about 30 KiB) whatever the number of samples: values below 1024 are kept exactly, larger ones in
+// 512 log-linear sub-buckets per power of two (relative error below 0.2%). Max is exact.
+#include <array>
+#include <cstdint>
+
+namespace rlsim {
+
+class Histogram {
+ public:
+  void record(std::int64_t value);
+  // The smallest recorded bucket value v such that at least q of the samples are <= v.
+  // REQUIRES: 0 < q <= 1. Returns 0 when empty.
+  std::int64_t quantile(double q) const;
+  std::int64_t max() const { return max_; }
+  std::uint64_t count() const { return count_; }
+
+ private:
+  static constexpr int kExactLimit = 1024;  // values below are exact
+  static constexpr int kSubBits = 9;        // 512 sub-buckets per octave above kExactLimit
+  static constexpr int kOctaves = 54;       // up to 2^63
+  static constexpr int kBuckets = kExactLimit + kOctaves * (1 << kSubBits);
+  static int bucket_of(std::int64_t value);
+  static std::int64_t lower_bound_of(int bucket);
+
+  std::array<std::uint64_t, kBuckets> counts_{};
+  std::uint64_t count_ = 0;
+  std::int64_t max_ = 0;
+};
+
+}  // namespace rlsim

@@ -1,0 +1,450 @@
+#include "redis/mock_store.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <functional>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/check.h"
+
+namespace rlsim {
+
+std::string to_display(const Reply& reply) {
+  switch (reply.type) {
+    case Reply::Type::kNil: return "(nil)";
+    case Reply::Type::kInteger: return fmt::format("(integer) {}", reply.integer);
+    case Reply::Type::kStatus: return reply.text;
+    case Reply::Type::kError: return "(error) " + reply.text;
+    case Reply::Type::kBulk: return fmt::format("\"{}\"", reply.text);
+    case Reply::Type::kArray: {
+      std::string out = "[";
+      for (std::size_t i = 0; i < reply.elements.size(); ++i) {
+        out += (i ? ", " : "") + to_display(reply.elements[i]);
+      }
+      return out + "]";
+    }
+  }
+  return "?";
+}
+
+namespace {
+
+const char* const kWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value";
+const char* const kNotInteger = "ERR value is not an integer or out of range";
+const char* const kOverflow = "ERR increment or decrement would overflow";
+const char* const kSyntax = "ERR syntax error";
+
+// Redis's string2ll: optional '-', no '+', no leading zeros, no spaces, fits in int64.
+bool parse_strict_int(const std::string& text, std::int64_t& out) {
+  if (text.empty() || text.size() > 20) return false;
+  if (text == "0") {
+    out = 0;
+    return true;
+  }
+  const std::size_t digits_at = text[0] == '-' ? 1 : 0;
+  if (digits_at >= text.size() || text[digits_at] == '0') return false;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+// Per-call helpers shared by the handlers: lazy expiry on lookup, argument parsing.
+struct MockStore::Context {
+  MockStore& store;
+  const Command& argv;
+  TimeUs now_us;
+
+  // The live entry for `key`, or nullptr (an expired key is deleted on the way, as Redis does).
+  Entry* lookup(const std::string& key) {
+    auto it = store.keys_.find(key);
+    if (it == store.keys_.end()) return nullptr;
+    if (it->second.expire_at_us >= 0 && it->second.expire_at_us <= now_us) {
+      store.keys_.erase(it);
+      return nullptr;
+    }
+    return &it->second;
+  }
+  Entry& create(const std::string& key, Type type) {
+    Entry& entry = store.keys_[key];
+    entry = Entry{};
+    entry.type = type;
+    return entry;
+  }
+  void set_ttl(const std::string& key, Entry& entry, TimeUs expire_at_us) {
+    entry.expire_at_us = expire_at_us;
+    if (entry.heap_at_us < 0 || expire_at_us < entry.heap_at_us) {
+      entry.heap_at_us = expire_at_us;
+      store.track_expiry(key, expire_at_us);
+    }
+  }
+  void erase(const std::string& key) { store.keys_.erase(key); }
+  std::string name() const { return lower(argv[0]); }
+};
+
+namespace {
+
+using Ctx = MockStore::Context;
+using Entry = MockStore::Entry;
+using Type = MockStore::Type;
+
+Reply incr_by(Ctx& ctx, const std::string& key, std::int64_t delta) {
+  Entry* entry = ctx.lookup(key);
+  std::int64_t current = 0;
+  if (entry != nullptr) {
+    if (entry->type != Type::kString) return Reply::error(kWrongType);
+    if (!parse_strict_int(entry->value, current)) return Reply::error(kNotInteger);
+  }
+  if ((delta > 0 && current > std::numeric_limits<std::int64_t>::max() - delta) ||
+      (delta < 0 && current < std::numeric_limits<std::int64_t>::min() - delta)) {
+    return Reply::error(kOverflow);
+  }
+  current += delta;
+  if (entry == nullptr) entry = &ctx.create(key, Type::kString);  // INCR keeps no TTL on a new key
+  entry->value = std::to_string(current);
+  return Reply::from_integer(current);
+}
+
+// The generic worker behind INCR / DECR / INCRBY / DECRBY, as in Redis's incrDecrCommand.
+Reply incr_decr(Ctx& ctx, std::int64_t sign, bool has_amount) {
+  std::int64_t amount = 1;
+  if (has_amount && !parse_strict_int(ctx.argv[2], amount)) return Reply::error(kNotInteger);
+  if (sign < 0) {
+    if (amount == std::numeric_limits<std::int64_t>::min()) return Reply::error("ERR decrement would overflow");
+    amount = -amount;
+  }
+  return incr_by(ctx, ctx.argv[1], amount);
+}
+
+// EXPIRE / PEXPIRE with Redis 7's NX / XX / GT / LT options.
+Reply expire_generic(Ctx& ctx, std::int64_t unit_us) {
+  std::int64_t amount = 0;
+  if (!parse_strict_int(ctx.argv[2], amount)) return Reply::error(kNotInteger);
+  bool nx = false, xx = false, gt = false, lt = false;
+  for (std::size_t i = 3; i < ctx.argv.size(); ++i) {
+    const std::string option = lower(ctx.argv[i]);
+    if (option == "nx") nx = true;
+    else if (option == "xx") xx = true;
+    else if (option == "gt") gt = true;
+    else if (option == "lt") lt = true;
+    else return Reply::error(fmt::format("ERR Unsupported option {}", ctx.argv[i]));
+  }
+  if (nx && (xx || gt || lt)) return Reply::error("ERR NX and XX, GT or LT options at the same time are not compatible");
+  if (gt && lt) return Reply::error("ERR GT and LT options at the same time are not compatible");
+  if (amount > std::numeric_limits<std::int64_t>::max() / unit_us ||
+      amount < std::numeric_limits<std::int64_t>::min() / unit_us) {
+    return Reply::error(fmt::format("ERR invalid expire time in '{}' command", ctx.name()));
+  }
+  const std::string& key = ctx.argv[1];
+  Entry* entry = ctx.lookup(key);
+  if (entry == nullptr) return Reply::from_integer(0);
+  const TimeUs expire_at_us = ctx.now_us + amount * unit_us;
+  const bool has_ttl = entry->expire_at_us >= 0;
+  if (nx && has_ttl) return Reply::from_integer(0);
+  if (xx && !has_ttl) return Reply::from_integer(0);
+  // A key without a TTL counts as an infinite TTL for GT and LT.
+  if (gt && (!has_ttl || expire_at_us <= entry->expire_at_us)) return Reply::from_integer(0);
+  if (lt && has_ttl && expire_at_us >= entry->expire_at_us) return Reply::from_integer(0);
+  if (expire_at_us <= ctx.now_us) {  // a TTL in the past deletes the key
+    ctx.erase(key);
+    return Reply::from_integer(1);
+  }
+  ctx.set_ttl(key, *entry, expire_at_us);
+  return Reply::from_integer(1);
+}
+
+Reply ttl_generic(Ctx& ctx, std::int64_t unit_us) {
+  Entry* entry = ctx.lookup(ctx.argv[1]);
+  if (entry == nullptr) return Reply::from_integer(-2);
+  if (entry->expire_at_us < 0) return Reply::from_integer(-1);
+  const TimeUs left_us = entry->expire_at_us - ctx.now_us;
+  // Redis rounds the remaining TTL to the nearest unit.
+  return Reply::from_integer((left_us + unit_us / 2) / unit_us);
+}
+
+Reply cmd_get(Ctx& ctx) {
+  Entry* entry = ctx.lookup(ctx.argv[1]);
+  if (entry == nullptr) return Reply::nil();
+  if (entry->type != Type::kString) return Reply::error(kWrongType);
+  return Reply::bulk(entry->value);
+}
+
+// SET key value [NX | XX] [GET] [EX s | PX ms | KEEPTTL]
+Reply cmd_set(Ctx& ctx) {
+  bool nx = false, xx = false, get = false, keep_ttl = false;
+  TimeUs expire_at_us = -1;
+  const auto& argv = ctx.argv;
+  for (std::size_t i = 3; i < argv.size(); ++i) {
+    const std::string option = lower(argv[i]);
+    if (option == "nx" && !xx) {
+      nx = true;
+    } else if (option == "xx" && !nx) {
+      xx = true;
+    } else if (option == "get") {
+      get = true;
+    } else if (option == "keepttl" && expire_at_us < 0) {
+      keep_ttl = true;
+    } else if ((option == "ex" || option == "px") && !keep_ttl && expire_at_us < 0 && i + 1 < argv.size()) {
+      std::int64_t amount = 0;
+      if (!parse_strict_int(argv[++i], amount)) return Reply::error(kNotInteger);
+      const std::int64_t unit_us = option == "ex" ? kUsPerS : kUsPerMs;
+      if (amount <= 0 || amount > std::numeric_limits<std::int64_t>::max() / unit_us / 2) {
+        return Reply::error("ERR invalid expire time in 'set' command");
+      }
+      expire_at_us = ctx.now_us + amount * unit_us;
+    } else {
+      return Reply::error(kSyntax);
+    }
+  }
+  Entry* entry = ctx.lookup(argv[1]);
+  Reply previous = Reply::nil();
+  if (get && entry != nullptr) {
+    if (entry->type != Type::kString) return Reply::error(kWrongType);
+    previous = Reply::bulk(entry->value);
+  }
+  if ((nx && entry != nullptr) || (xx && entry == nullptr)) return get ? previous : Reply::nil();
+  const TimeUs kept_us = (keep_ttl && entry != nullptr) ? entry->expire_at_us : -1;
+  Entry& fresh = ctx.create(argv[1], Type::kString);
+  fresh.value = argv[2];
+  if (expire_at_us >= 0) ctx.set_ttl(argv[1], fresh, expire_at_us);
+  if (kept_us >= 0) ctx.set_ttl(argv[1], fresh, kept_us);
+  return get ? previous : Reply::status("OK");
+}
+
+Reply cmd_del(Ctx& ctx) {
+  std::int64_t removed = 0;
+  for (std::size_t i = 1; i < ctx.argv.size(); ++i) {
+    if (ctx.lookup(ctx.argv[i]) != nullptr) {
+      ctx.erase(ctx.argv[i]);
+      ++removed;
+    }
+  }
+  return Reply::from_integer(removed);
+}
+
+Reply cmd_exists(Ctx& ctx) {
+  std::int64_t found = 0;
+  for (std::size_t i = 1; i < ctx.argv.size(); ++i) found += ctx.lookup(ctx.argv[i]) != nullptr;
+  return Reply::from_integer(found);
+}
+
+Reply cmd_mget(Ctx& ctx) {
+  std::vector<Reply> values;
+  values.reserve(ctx.argv.size() - 1);
+  for (std::size_t i = 1; i < ctx.argv.size(); ++i) {
+    Entry* entry = ctx.lookup(ctx.argv[i]);
+    // MGET answers nil for a key of another type instead of failing.
+    values.push_back(entry != nullptr && entry->type == Type::kString ? Reply::bulk(entry->value) : Reply::nil());
+  }
+  return Reply::array(std::move(values));
+}
+
+Reply cmd_time(Ctx& ctx) {
+  return Reply::array({Reply::bulk(std::to_string(ctx.now_us / kUsPerS)),
+                       Reply::bulk(std::to_string(ctx.now_us % kUsPerS))});
+}
+
+Reply cmd_persist(Ctx& ctx) {
+  Entry* entry = ctx.lookup(ctx.argv[1]);
+  if (entry == nullptr || entry->expire_at_us < 0) return Reply::from_integer(0);
+  entry->expire_at_us = -1;
+  return Reply::from_integer(1);
+}
+
+Reply cmd_type(Ctx& ctx) {
+  Entry* entry = ctx.lookup(ctx.argv[1]);
+  if (entry == nullptr) return Reply::status("none");
+  return Reply::status(entry->type == Type::kString ? "string" : "hash");
+}
+
+// The hash entry for argv[1], created when `create`; sets `error` on a key of another type.
+Entry* hash_entry(Ctx& ctx, bool create, Reply& error) {
+  Entry* entry = ctx.lookup(ctx.argv[1]);
+  if (entry != nullptr && entry->type != Type::kHash) {
+    error = Reply::error(kWrongType);
+    return nullptr;
+  }
+  if (entry == nullptr && create) entry = &ctx.create(ctx.argv[1], Type::kHash);
+  return entry;
+}
+
+Reply cmd_hset(Ctx& ctx) {
+  if (ctx.argv.size() % 2 != 0) return Reply::error(fmt::format("ERR wrong number of arguments for '{}' command", ctx.name()));
+  Reply error;
+  Entry* entry = hash_entry(ctx, true, error);
+  if (entry == nullptr) return error;
+  std::int64_t added = 0;
+  for (std::size_t i = 2; i + 1 < ctx.argv.size(); i += 2) {
+    added += entry->hash.insert_or_assign(ctx.argv[i], ctx.argv[i + 1]).second;
+  }
+  return Reply::from_integer(added);
+}
+
+Reply cmd_hget(Ctx& ctx) {
+  Reply error;
+  Entry* entry = hash_entry(ctx, false, error);
+  if (error.is_error()) return error;
+  if (entry == nullptr) return Reply::nil();
+  auto it = entry->hash.find(ctx.argv[2]);
+  return it == entry->hash.end() ? Reply::nil() : Reply::bulk(it->second);
+}
+
+Reply cmd_hmget(Ctx& ctx) {
+  Reply error;
+  Entry* entry = hash_entry(ctx, false, error);
+  if (error.is_error()) return error;
+  std::vector<Reply> values;
+  for (std::size_t i = 2; i < ctx.argv.size(); ++i) {
+    auto it = entry ? entry->hash.find(ctx.argv[i]) : decltype(entry->hash.end()){};
+    values.push_back(entry && it != entry->hash.end() ? Reply::bulk(it->second) : Reply::nil());
+  }
+  return Reply::array(std::move(values));
+}
+
+Reply cmd_hdel(Ctx& ctx) {
+  Reply error;
+  Entry* entry = hash_entry(ctx, false, error);
+  if (error.is_error()) return error;
+  if (entry == nullptr) return Reply::from_integer(0);
+  std::int64_t removed = 0;
+  for (std::size_t i = 2; i < ctx.argv.size(); ++i) removed += static_cast<std::int64_t>(entry->hash.erase(ctx.argv[i]));
+  if (entry->hash.empty()) ctx.erase(ctx.argv[1]);  // Redis deletes an emptied hash
+  return Reply::from_integer(removed);
+}
+
+Reply cmd_hgetall(Ctx& ctx) {
+  Reply error;
+  Entry* entry = hash_entry(ctx, false, error);
+  if (error.is_error()) return error;
+  std::vector<Reply> items;
+  if (entry != nullptr) {
+    // Sorted by field so that replies are deterministic (Redis's order is unspecified).
+    std::vector<std::pair<std::string, std::string>> fields(entry->hash.begin(), entry->hash.end());
+    std::sort(fields.begin(), fields.end());
+    for (auto& [field, value] : fields) {
+      items.push_back(Reply::bulk(field));
+      items.push_back(Reply::bulk(value));
+    }
+  }
+  return Reply::array(std::move(items));
+}
+
+struct CommandRow {
+  const char* name;  // lower case
+  int arity;         // as in Redis: N exact argc, -N at least N
+  std::function<Reply(Ctx&)> handler;
+};
+
+const std::vector<CommandRow>& command_table() {
+  static const std::vector<CommandRow> table = {
+      {"get", 2, cmd_get},
+      {"set", -3, cmd_set},
+      {"incr", 2, [](Ctx& c) { return incr_decr(c, 1, false); }},
+      {"decr", 2, [](Ctx& c) { return incr_decr(c, -1, false); }},
+      {"incrby", 3, [](Ctx& c) { return incr_decr(c, 1, true); }},
+      {"decrby", 3, [](Ctx& c) { return incr_decr(c, -1, true); }},
+      {"del", -2, cmd_del},
+      {"exists", -2, cmd_exists},
+      {"expire", -3, [](Ctx& c) { return expire_generic(c, kUsPerS); }},
+      {"pexpire", -3, [](Ctx& c) { return expire_generic(c, kUsPerMs); }},
+      {"ttl", 2, [](Ctx& c) { return ttl_generic(c, kUsPerS); }},
+      {"pttl", 2, [](Ctx& c) { return ttl_generic(c, kUsPerMs); }},
+      {"persist", 2, cmd_persist},
+      {"type", 2, cmd_type},
+      {"mget", -2, cmd_mget},
+      {"time", 1, cmd_time},
+      {"ping", -1, [](Ctx& c) { return c.argv.size() > 1 ? Reply::bulk(c.argv[1]) : Reply::status("PONG"); }},
+      {"hset", -4, cmd_hset},
+      {"hget", 3, cmd_hget},
+      {"hmget", -3, cmd_hmget},
+      {"hdel", -3, cmd_hdel},
+      {"hgetall", 2, cmd_hgetall},
+  };
+  return table;
+}
+
+const CommandRow* find_command(const std::string& name) {
+  // The table is small; a linear scan over lower-cased names beats hashing for under 30 rows.
+  for (const auto& row : command_table()) {
+    const char* p = row.name;
+    std::size_t i = 0;
+    for (; i < name.size() && *p != '\0'; ++i, ++p) {
+      if (std::tolower(static_cast<unsigned char>(name[i])) != *p) break;
+    }
+    if (i == name.size() && *p == '\0') return &row;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> MockStore::command_names() {
+  std::vector<std::string> names;
+  for (const auto& row : command_table()) names.push_back(row.name);
+  return names;
+}
+
+void MockStore::track_expiry(const std::string& key, TimeUs expire_at_us) {
+  expiry_heap_.emplace_back(expire_at_us, key);
+  std::push_heap(expiry_heap_.begin(), expiry_heap_.end(), std::greater<>());
+}
+
+void MockStore::expire_due(TimeUs now_us) {
+  while (!expiry_heap_.empty() && expiry_heap_.front().first <= now_us) {
+    std::pop_heap(expiry_heap_.begin(), expiry_heap_.end(), std::greater<>());
+    auto [due_us, key] = std::move(expiry_heap_.back());
+    expiry_heap_.pop_back();
+    auto it = keys_.find(key);
+    if (it == keys_.end() || it->second.heap_at_us != due_us) continue;  // stale entry
+    Entry& entry = it->second;
+    if (entry.expire_at_us >= 0 && entry.expire_at_us <= now_us) {
+      keys_.erase(it);
+    } else if (entry.expire_at_us >= 0) {  // TTL was extended: follow it
+      entry.heap_at_us = entry.expire_at_us;
+      track_expiry(key, entry.expire_at_us);
+    } else {
+      entry.heap_at_us = -1;  // persisted
+    }
+  }
+}
+
+void MockStore::execute(std::span<const Command> commands, TimeUs server_now_us,
+                        std::vector<Reply>& replies) {
+  RLSIM_CHECK(server_now_us >= last_now_us_);
+  last_now_us_ = server_now_us;
+  expire_due(server_now_us);
+  for (const Command& argv : commands) {
+    RLSIM_CHECK(!argv.empty());
+    const CommandRow* row = find_command(argv[0]);
+    if (row == nullptr) {
+      std::string args;
+      for (std::size_t i = 1; i < argv.size() && i < 4; ++i) args += fmt::format("'{}' ", argv[i]);
+      replies.push_back(Reply::error(fmt::format("ERR unknown command '{}', with args beginning with: {}", argv[0], args)));
+      continue;
+    }
+    const auto argc = static_cast<int>(argv.size());
+    if ((row->arity > 0 && argc != row->arity) || (row->arity < 0 && argc < -row->arity)) {
+      replies.push_back(Reply::error(fmt::format("ERR wrong number of arguments for '{}' command", row->name)));
+      continue;
+    }
+    Context ctx{*this, argv, server_now_us};
+    replies.push_back(row->handler(ctx));
+  }
+}
+
+Reply MockStore::run(const Command& command, TimeUs server_now_us) {
+  std::vector<Reply> replies;
+  execute(std::span<const Command>(&command, 1), server_now_us, replies);
+  return std::move(replies.front());
+}
+
+}  // namespace rlsim

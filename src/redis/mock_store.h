@@ -1,0 +1,50 @@
+#pragma once
+// The embedded Redis: an in-process keyspace with Redis's semantics for the commands rlsim uses,
+// replies and error texts as Redis 7 gives them, and key expiry driven by the server's virtual
+// clock. Command table in mock_store.cpp (one row per command: name, arity, handler).
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "redis/store.h"
+
+namespace rlsim {
+
+class MockStore final : public DataStore {
+ public:
+  void execute(std::span<const Command> commands, TimeUs server_now_us,
+               std::vector<Reply>& replies) override;
+  std::size_t key_count() const override { return keys_.size(); }
+
+  // Runs one command at `server_now_us` (Unix microseconds). Convenience for tests.
+  Reply run(const Command& command, TimeUs server_now_us);
+
+  // Names of all registered commands, for docs and `rlsim explain`.
+  static std::vector<std::string> command_names();
+
+  enum class Type { kString, kHash };
+  struct Entry {
+    Type type = Type::kString;
+    std::string value;                                  // kString
+    std::unordered_map<std::string, std::string> hash;  // kHash
+    TimeUs expire_at_us = -1;                           // -1: no TTL
+    TimeUs heap_at_us = -1;  // time of this key's live expiry-heap entry, -1: none
+  };
+
+  // Internal to the command handlers.
+  struct Context;
+
+ private:
+  void expire_due(TimeUs now_us);
+  void track_expiry(const std::string& key, TimeUs expire_at_us);
+
+  std::unordered_map<std::string, Entry> keys_;
+  // Min-heap of (time, key) driving active expiry, so memory follows live keys, not past windows.
+  // The live entry of a key is the one whose time equals Entry::heap_at_us; others are stale and
+  // dropped when they come due. A key's entry is never later than its TTL.
+  std::vector<std::pair<TimeUs, std::string>> expiry_heap_;
+  TimeUs last_now_us_ = 0;
+  friend struct Context;
+};
+
+}  // namespace rlsim

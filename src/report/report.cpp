@@ -1,0 +1,157 @@
+#include "report/report.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace rlsim {
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+double seconds(TimeUs us) { return static_cast<double>(us) / kUsPerS; }
+
+double per_request(std::uint64_t total, std::int64_t offered) {
+  return offered == 0 ? 0.0 : static_cast<double>(total) / static_cast<double>(offered);
+}
+
+// Rounds a ratio to 4 decimals so that reports stay readable and stable.
+double round4(double value) { return static_cast<double>(static_cast<std::int64_t>(value * 10000.0 + 0.5)) / 10000.0; }
+
+ordered_json limit_json(const LimitMetrics& limit) {
+  ordered_json out;
+  out["name"] = limit.name;
+  out["limit"] = limit.limit;
+  out["denied"] = limit.denied;
+  out["overshoot"] = round4(limit.overshoot);
+  out["rolling_overshoot"] = round4(limit.rolling_overshoot);
+  out["excess"] = limit.excess;
+  out["false_denials"] = limit.false_denials;
+  out["max_admitted_per_window"] = limit.max_in_window;
+  out["max_admitted_per_rolling_window"] = limit.max_in_rolling;
+  return out;
+}
+
+ordered_json strategy_json(const StrategyResult& result, const Scenario& scenario) {
+  const OracleTotals& totals = result.totals;
+  ordered_json out;
+  out["label"] = result.label;
+  out["name"] = result.name;
+  out["offered"] = totals.offered;
+  out["allowed"] = totals.allowed;
+  out["denied"] = totals.denied;
+  out["errors"] = totals.errors;
+  double overshoot = 0, rolling = 0;
+  std::int64_t excess = 0, false_denials = 0;
+  for (const auto& limit : totals.limits) {
+    overshoot = std::max(overshoot, limit.overshoot);
+    rolling = std::max(rolling, limit.rolling_overshoot);
+    excess = std::max(excess, limit.excess);
+    false_denials = std::max(false_denials, limit.false_denials);
+  }
+  out["overshoot"] = round4(overshoot);
+  out["rolling_overshoot"] = round4(rolling);
+  out["excess"] = excess;
+  out["false_denials"] = false_denials;
+  ordered_json limits = ordered_json::array();
+  for (const auto& limit : totals.limits) limits.push_back(limit_json(limit));
+  out["limits"] = limits;
+  out["redis_commands"] = result.redis_commands;
+  out["redis_round_trips"] = result.redis_round_trips;
+  out["redis_commands_per_request"] = round4(per_request(result.redis_commands, totals.offered));
+  out["redis_round_trips_per_request"] = round4(per_request(result.redis_round_trips, totals.offered));
+  out["redis_timeouts"] = result.redis_timeouts;
+  out["redis_keys_at_end"] = result.redis_keys_at_end;
+  out["latency_us"] = {{"p50", totals.latency_us.quantile(0.5)},
+                       {"p99", totals.latency_us.quantile(0.99)},
+                       {"max", totals.latency_us.max()}};
+  ordered_json windows = ordered_json::array();
+  for (const auto& point : totals.series) {
+    windows.push_back({{"start_s", seconds(point.start_us)},
+                       {"admitted", point.admitted},
+                       {"max_per_key", point.max_per_key},
+                       {"instances", point.instances}});
+  }
+  ordered_json instances = ordered_json::array();
+  for (const auto& [at_us, count] : result.instance_counts) instances.push_back({{"at_s", seconds(at_us)}, {"count", count}});
+  const Limit& first = scenario.limits.front();
+  out["series"] = {{"limit", first.name},
+                   {"window_s", seconds(first.window_us)},
+                   {"windows", windows},
+                   {"truncated", totals.series_truncated},
+                   {"instances", instances}};
+  return out;
+}
+
+}  // namespace
+
+ordered_json report_json(const RunResult& result) {
+  const Scenario& scenario = *result.scenario;
+  ordered_json out;
+  out["scenario"] = scenario.name;
+  out["seed"] = result.seed;
+  out["duration_s"] = seconds(scenario.duration_us);
+  ordered_json limits = ordered_json::array();
+  for (const auto& limit : scenario.limits) {
+    limits.push_back({{"name", limit.name}, {"key", to_string(limit.key)}, {"limit", limit.limit}, {"window_s", seconds(limit.window_us)}});
+  }
+  out["limits"] = limits;
+  ordered_json strategies = ordered_json::array();
+  for (const auto& strategy : result.strategies) strategies.push_back(strategy_json(strategy, scenario));
+  out["strategies"] = strategies;
+  return out;
+}
+
+std::string report_table(const RunResult& result, bool color) {
+  const Scenario& scenario = *result.scenario;
+  const auto paint = [color](const std::string& text, const char* code) {
+    return color ? fmt::format("\033[{}m{}\033[0m", code, text) : text;
+  };
+  std::string out;
+  out += paint(fmt::format("rlsim: {}", scenario.name), "1") + "\n";
+  if (!scenario.description.empty()) out += scenario.description + "\n";
+  for (const auto& limit : scenario.limits) {
+    out += fmt::format("limit {}: {} per {} per {}\n", limit.name, limit.limit, format_duration(limit.window_us), to_string(limit.key));
+  }
+  out += "\n";
+  out += fmt::format("{:<22} {:>9} {:>9} {:>9} {:>7} {:>9} {:>8} {:>9} {:>8} {:>7} {:>6} {:>8} {:>8}\n", "strategy", "offered",
+                     "allowed", "denied", "errors", "overshoot", "rolling", "excess", "false_dn", "cmd/req", "rt/req",
+                     "p50_us", "p99_us");
+  for (const auto& strategy : result.strategies) {
+    const OracleTotals& totals = strategy.totals;
+    double overshoot = 0, rolling = 0;
+    std::int64_t excess = 0, false_denials = 0;
+    for (const auto& limit : totals.limits) {
+      overshoot = std::max(overshoot, limit.overshoot);
+      rolling = std::max(rolling, limit.rolling_overshoot);
+      excess = std::max(excess, limit.excess);
+      false_denials = std::max(false_denials, limit.false_denials);
+    }
+    const std::string overshoot_text = fmt::format("{:>8.2f}x", overshoot);
+    out += fmt::format("{:<22} {:>9} {:>9} {:>9} {:>7} {} {:>7.2f}x {:>9} {:>8} {:>7.2f} {:>6.2f} {:>8} {:>8}\n", strategy.label,
+                       totals.offered, totals.allowed, totals.denied, totals.errors,
+                       paint(overshoot_text, overshoot > 1.0001 ? "31" : "32"), rolling, excess, false_denials,
+                       per_request(strategy.redis_commands, totals.offered),
+                       per_request(strategy.redis_round_trips, totals.offered), totals.latency_us.quantile(0.5),
+                       totals.latency_us.quantile(0.99));
+  }
+  // A per-window view of the first limit: what one key actually got, against the limit.
+  const Limit& first = scenario.limits.front();
+  for (const auto& strategy : result.strategies) {
+    const auto& series = strategy.totals.series;
+    if (series.empty() || series.size() > 40) continue;
+    out += fmt::format("\n{}: most admitted for one {} per {} window (limit {}), and instances\n", strategy.label,
+                       to_string(first.key), format_duration(first.window_us), first.limit);
+    std::string admitted_row = "  admitted  ";
+    std::string instance_row = "  instances ";
+    for (const auto& point : series) {
+      const std::string cell = fmt::format("{:>6}", point.max_per_key);
+      admitted_row += point.max_per_key > first.limit ? paint(cell, "31") : cell;
+      instance_row += fmt::format("{:>6}", point.instances);
+    }
+    out += admitted_row + "\n" + instance_row + "\n";
+  }
+  return out;
+}
+
+}  // namespace rlsim

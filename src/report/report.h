@@ -1,0 +1,37 @@
+#pragma once
+// Report renderers: the JSON report (a stable contract: later versions add fields, never rename)
+// and the human-readable table. Pure functions of the results; same input, same bytes.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "oracle/oracle.h"
+#include "scenario/model.h"
+
+namespace rlsim {
+
+struct StrategyResult {
+  std::string label;
+  std::string name;
+  OracleTotals totals;
+  std::uint64_t redis_commands = 0;
+  std::uint64_t redis_round_trips = 0;
+  std::uint64_t redis_timeouts = 0;
+  std::size_t redis_keys_at_end = 0;
+  std::vector<std::pair<TimeUs, int>> instance_counts;  // (true time, active count) at each change
+};
+
+struct RunResult {
+  const Scenario* scenario = nullptr;
+  std::uint64_t seed = 0;
+  std::vector<StrategyResult> strategies;
+};
+
+nlohmann::ordered_json report_json(const RunResult& result);
+
+// The table printed by `rlsim run`; ANSI colour only when `color`.
+std::string report_table(const RunResult& result, bool color);
+
+}  // namespace rlsim

@@ -1,0 +1,108 @@
+#pragma once
+// The validated scenario: what a scenario file says, in rlsim's units, after every check in
+// scenario/load.cpp has passed. Everything below this layer may assume these invariants hold.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/time.h"
+
+namespace rlsim {
+
+// Documented bounds (docs/scenario-format.md). They keep memory and run time predictable.
+struct ScenarioBounds {
+  static constexpr DurationUs kMaxDurationUs = 24 * kUsPerHour;
+  static constexpr int kMaxLimits = 16;
+  static constexpr std::int64_t kMaxLimitValue = 1'000'000'000;
+  static constexpr int kMaxInstances = 1000;
+  static constexpr int kMaxScheduleSteps = 1000;
+  static constexpr int kMaxTrafficGroups = 64;
+  static constexpr std::int64_t kMaxUsersPerGroup = 1'000'000;
+  static constexpr int kMaxEndpointsPerGroup = 64;
+  static constexpr double kMaxOfferedRequests = 200'000'000.0;
+  static constexpr int kMaxStrategies = 32;
+  static constexpr DurationUs kMaxRedisTimeUs = 60 * kUsPerS;
+  static constexpr DurationUs kMaxClockOffsetUs = kUsPerHour;
+};
+
+enum class LimitKey { kUser, kIp, kEndpoint, kGlobal };
+const char* to_string(LimitKey key);
+
+struct Limit {
+  std::string name;
+  LimitKey key = LimitKey::kUser;
+  std::int64_t limit = 0;  // requests allowed per window
+  DurationUs window_us = 0;
+};
+
+// The algorithm a limiter implements; the oracle's ideal limiter runs the same one exactly.
+enum class Algorithm { kFixedWindow };
+const char* to_string(Algorithm algorithm);
+
+struct ScheduleStep {
+  TimeUs at_us = 0;
+  int count = 0;
+};
+
+struct InstancesSpec {
+  int count = 0;                          // instances at time 0
+  std::vector<ScheduleStep> schedule;     // strictly increasing at_us
+  std::vector<DurationUs> clock_offsets;  // instance i (by start order) gets offsets[i] if present
+  DurationUs clock_spread_us = 0;         // otherwise uniform in [-spread, +spread]
+};
+
+enum class BalancerPolicy { kRoundRobin, kRandom, kLeastInflight, kSticky };
+const char* to_string(BalancerPolicy policy);
+
+enum class Arrival { kPoisson, kConstant, kBurst };
+const char* to_string(Arrival arrival);
+
+struct TrafficGroup {
+  std::string name;
+  std::int64_t users = 1;
+  double rate_per_s = 0;     // per user, at start_us
+  double ramp_to_per_s = 0;  // per user, at end_us (equals rate_per_s without a ramp)
+  Arrival arrival = Arrival::kPoisson;
+  std::int64_t burst_size = 10;  // requests per burst (arrival "burst" only)
+  TimeUs start_us = 0;
+  TimeUs end_us = 0;
+  std::int64_t ips = 1;  // distinct client IPs shared by the group's users
+  std::vector<std::string> endpoints;
+};
+
+struct RttSpec {
+  DurationUs p50_us = 500;
+  DurationUs p99_us = 500;  // equal to p50 means a fixed round-trip time
+};
+
+struct RedisSpec {
+  RttSpec rtt;
+  DurationUs service_time_us = 5;  // per command, on the single-threaded server
+  DurationUs timeout_us = 50 * kUsPerMs;
+};
+
+// A strategy entry; its name and parameters are checked against the strategy registry by the
+// layer that knows it (app/), with the same error format.
+struct StrategySpec {
+  std::string name;
+  std::string label;
+  nlohmann::json params = nlohmann::json::object();  // every field but name and label
+  std::string json_path;                             // "strategies[1]", for error messages
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::uint64_t seed = 1;
+  DurationUs duration_us = 0;
+  std::vector<Limit> limits;
+  InstancesSpec instances;
+  BalancerPolicy balancer = BalancerPolicy::kRoundRobin;
+  std::vector<TrafficGroup> traffic;
+  RedisSpec redis;
+  std::vector<StrategySpec> strategies;
+};
+
+}  // namespace rlsim

@@ -1,0 +1,69 @@
+// redis_fixed_window: the lesson's central counter. For each limit:
+//   count = INCR rl:user:42:<window>
+//   if count == 1: EXPIRE rl:user:42:<window> <2 * window>
+//   allowed while count <= limit
+#include <fmt/format.h>
+
+#include "strategy/registry.h"
+
+namespace rlsim {
+namespace {
+
+// Built outside the coroutine body: GCC 12 mishandles braced initializer lists in coroutines.
+template <typename... Args>
+Command command(Args&&... args) {
+  Command argv;
+  argv.reserve(sizeof...(args));
+  (argv.emplace_back(std::forward<Args>(args)), ...);
+  return argv;
+}
+
+class RedisFixedWindow final : public Strategy {
+ public:
+  explicit RedisFixedWindow(StrategyEnv env)
+      : env_(std::move(env)),
+        prefixes_(redis_key_prefixes(env_.limits)),
+        fail_open_(env_.params.at("on_error") == "allow") {}
+
+  Task<Decision> decide(Request request, const Instance& instance) override {
+    Decision decision;
+    for (std::size_t i = 0; i < env_.limits.size(); ++i) {
+      const Limit& limit = env_.limits[i];
+      // The window comes from this instance's clock, as time.time() would give it.
+      const std::int64_t window_ms = limit.window_us / kUsPerMs;
+      const std::int64_t window = instance.local_unix_us(env_.sim.now()) / kUsPerMs / window_ms;
+      std::string key = prefixes_[i];
+      env_.catalog.append_key_text(key, request, limit.key);
+      fmt::format_to(std::back_inserter(key), ":{}", window);
+
+      const Reply count = std::move((co_await env_.redis.call(command("INCR", key))).front());
+      if (count.is_error()) {
+        decision.error = true;
+        if (fail_open_) continue;
+        co_return Decision{false, static_cast<int>(i), true};
+      }
+      if (count.integer == 1) {
+        // A second round trip: if it is lost, the key keeps no TTL (the lesson's Lua fixes that).
+        Command expire = window_ms % 1000 == 0 ? command("EXPIRE", key, std::to_string(2 * window_ms / 1000))
+                                               : command("PEXPIRE", key, std::to_string(2 * window_ms));
+        const Reply expired = std::move((co_await env_.redis.call(std::move(expire))).front());
+        if (expired.is_error()) decision.error = true;
+      }
+      if (count.integer > limit.limit) co_return Decision{false, static_cast<int>(i), decision.error};
+    }
+    co_return decision;
+  }
+
+ private:
+  StrategyEnv env_;
+  std::vector<std::string> prefixes_;
+  bool fail_open_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_redis_fixed_window(StrategyEnv env) {
+  return std::make_unique<RedisFixedWindow>(std::move(env));
+}
+
+}  // namespace rlsim

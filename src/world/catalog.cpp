@@ -1,0 +1,40 @@
+#include "world/catalog.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace rlsim {
+
+Catalog::Catalog(const Scenario& scenario) {
+  std::uint32_t next_user = 0, next_ip = 0;
+  for (const auto& group : scenario.traffic) {
+    first_user_.push_back(next_user);
+    first_ip_.push_back(next_ip);
+    next_user += static_cast<std::uint32_t>(group.users);
+    next_ip += static_cast<std::uint32_t>(group.ips);
+    std::vector<std::uint32_t> ids;
+    for (const auto& name : group.endpoints) {
+      auto it = std::find(endpoints_.begin(), endpoints_.end(), name);
+      if (it == endpoints_.end()) it = endpoints_.insert(endpoints_.end(), name);
+      ids.push_back(static_cast<std::uint32_t>(it - endpoints_.begin()));
+    }
+    group_endpoints_.push_back(std::move(ids));
+  }
+}
+
+void Catalog::append_key_text(std::string& out, const Request& request, LimitKey key) const {
+  switch (key) {
+    case LimitKey::kUser: fmt::format_to(std::back_inserter(out), "{}", request.user); return;
+    case LimitKey::kIp: {
+      // 10.0.0.0/8 gives room for every IP id a scenario can have.
+      const std::uint32_t host = request.ip + 1;
+      fmt::format_to(std::back_inserter(out), "10.{}.{}.{}", (host >> 16) & 255, (host >> 8) & 255, host & 255);
+      return;
+    }
+    case LimitKey::kEndpoint: out += endpoints_[request.endpoint]; return;
+    case LimitKey::kGlobal: out += "all"; return;
+  }
+}
+
+}  // namespace rlsim
