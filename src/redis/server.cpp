@@ -19,11 +19,11 @@ RedisServer::RedisServer(Simulator& sim, DataStore& store, const RedisTiming& ti
   }
 }
 
-DurationUs RedisServer::sample_one_way_us() {
-  if (lognormal_sigma_ == 0) return timing_.rtt_p50_us / 2;
-  const double rtt_us = timing_.rtt_p50_us * std::exp(lognormal_sigma_ * network_rng_.normal());
-  // Cap a single leg at the timeout: beyond it the client has gone anyway.
-  return static_cast<DurationUs>(std::min(rtt_us / 2.0, static_cast<double>(timing_.timeout_us) * 2));
+DurationUs RedisServer::sample_rtt_us() {
+  if (lognormal_sigma_ == 0) return timing_.rtt_p50_us;
+  const double rtt_us = static_cast<double>(timing_.rtt_p50_us) * std::exp(lognormal_sigma_ * network_rng_.normal());
+  // Cap at a few timeouts: beyond that the client has gone anyway, and the cast stays in range.
+  return static_cast<DurationUs>(std::min(rtt_us, static_cast<double>(timing_.timeout_us) * 4));
 }
 
 void RedisServer::submit(RedisCall& call, std::coroutine_handle<> waiting) {
@@ -42,8 +42,10 @@ void RedisServer::submit(RedisCall& call, std::coroutine_handle<> waiting) {
   record.waiting = waiting;
   const TimeUs now_us = sim_.now();
   record.deadline_us = now_us + timing_.timeout_us;
-  const DurationUs out_us = sample_one_way_us();
-  record.back_us = sample_one_way_us();
+  // One round-trip sample per call, split evenly between the two legs.
+  const DurationUs rtt_us = sample_rtt_us();
+  const DurationUs out_us = rtt_us / 2;
+  record.back_us = rtt_us - out_us;
   ++stats_.round_trips;
   stats_.commands += record.commands.size();
   record.refs = 1;

@@ -1,6 +1,6 @@
 #pragma once
-// The timing model of one Redis server, separate from its data store: a network leg each way
-// (sampled per round trip) and a single-threaded server that serves round trips FIFO, each command
+// The timing model of one Redis server, separate from its data store: a round-trip time sampled
+// per call and split evenly between the two legs and a single-threaded server that serves round trips FIFO, each command
 // taking `service_time_us`. Offered load beyond 1 / service_time therefore shows up as queueing
 // delay, and calls slower than the client's timeout fail with a timeout reply, although their
 // commands still run on the server (an INCR that timed out at the client still counted).
@@ -81,7 +81,7 @@ class RedisServer final : public EventTarget {
   enum Phase : std::uint64_t { kArrive = 0, kReply = 1, kTimeout = 2 };
 
   void submit(RedisCall& call, std::coroutine_handle<> waiting);
-  DurationUs sample_one_way_us();
+  DurationUs sample_rtt_us();
   void arrive(std::uint32_t index);
   void complete(std::uint32_t index, bool timed_out);
   void release(std::uint32_t index);

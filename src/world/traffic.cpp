@@ -13,13 +13,13 @@ TrafficSource::TrafficSource(Simulator& sim, const TrafficGroup& group, std::uin
       catalog_(catalog),
       sink_(sink),
       rng_(seed, "traffic", group_index),
-      max_rate_per_us_(static_cast<double>(group.users) * std::max(group.rate_per_s, group.ramp_to_per_s) / kUsPerS) {}
+      max_rate_per_s_(static_cast<double>(group.users) * std::max(group.rate_per_s, group.ramp_to_per_s)) {}
 
-double TrafficSource::total_rate_per_us(double t_us) const {
+double TrafficSource::total_rate_per_s(double t_us) const {
   const double span_us = static_cast<double>(group_.end_us - group_.start_us);
   const double progress = std::clamp((t_us - static_cast<double>(group_.start_us)) / span_us, 0.0, 1.0);
   const double per_user_per_s = group_.rate_per_s + (group_.ramp_to_per_s - group_.rate_per_s) * progress;
-  return static_cast<double>(group_.users) * per_user_per_s / kUsPerS;
+  return static_cast<double>(group_.users) * per_user_per_s;
 }
 
 void TrafficSource::start() {
@@ -36,16 +36,17 @@ bool TrafficSource::schedule_next(double after_us) {
   const double end_us = static_cast<double>(group_.end_us);
   double t_us = after_us;
   if (group_.arrival == Arrival::kConstant) {
-    t_us += 1.0 / total_rate_per_us(t_us);
+    // Dividing the second keeps whole-microsecond intervals exact (10/s is exactly 100000 us).
+    t_us += static_cast<double>(kUsPerS) / total_rate_per_s(t_us);
   } else {
     // Thinning (Lewis-Shedler): candidates at the peak rate, kept with probability rate(t)/peak,
     // which is exact for a ramped Poisson process. Bursts are a Poisson process of bursts.
     const double burst = group_.arrival == Arrival::kBurst ? static_cast<double>(group_.burst_size) : 1.0;
-    const double peak_per_us = max_rate_per_us_ / burst;
+    const double peak_per_s = max_rate_per_s_ / burst;
     while (true) {
-      t_us += rng_.exponential(1.0 / peak_per_us);
+      t_us += rng_.exponential(static_cast<double>(kUsPerS) / peak_per_s);
       if (t_us >= end_us) break;
-      if (rng_.uniform() * peak_per_us < total_rate_per_us(t_us) / burst) break;
+      if (rng_.uniform() * peak_per_s < total_rate_per_s(t_us) / burst) break;
     }
   }
   if (t_us >= end_us) return false;

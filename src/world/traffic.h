@@ -31,7 +31,7 @@ class TrafficSource final : public EventTarget {
   std::uint64_t emitted() const { return emitted_; }
 
  private:
-  double total_rate_per_us(double t_us) const;  // all users together, at true time t
+  double total_rate_per_s(double t_us) const;  // all users together, at true time t
   bool schedule_next(double after_us);           // false once past the group's end
   void emit(TimeUs at_us, std::uint32_t user_index);
 
@@ -41,7 +41,7 @@ class TrafficSource final : public EventTarget {
   const Catalog& catalog_;
   RequestSink& sink_;
   Rng rng_;
-  double max_rate_per_us_;
+  double max_rate_per_s_;
   double next_us_ = 0;  // exact (fractional) time of the next arrival or burst
   std::uint64_t sequence_ = 0;
   std::uint64_t emitted_ = 0;

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs rlsim's build and test dependencies (Debian 12 packages) when any is missing.
+set -euo pipefail
+packages=(cmake make g++ pkg-config libcli11-dev libfmt-dev libasio-dev libhiredis-dev nlohmann-json3-dev
+  catch2 liblua5.1-0-dev redis-server redis-tools)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The whole test suite from a fresh Debian 12 machine: installs what is missing, builds rlsim with
+# warnings as errors, builds the tests again under ASan + UBSan, starts a private redis-server on
+# a loopback port for the real-Redis tests, runs everything through CTest, and stops the server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tests/install-deps.sh
+
+jobs=$(nproc)
+cmake -S . -B build -DRLSIM_WERROR=ON
+cmake --build build -j"$jobs"
+cmake -S . -B build-asan -DRLSIM_WERROR=ON -DRLSIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+cmake --build build-asan -j"$jobs"
+
+redis_port=${RLSIM_TEST_REDIS_PORT:-6391}
+redis_dir=$(mktemp -d)
+redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$redis_dir" \
+  --daemonize yes --pidfile "$redis_dir/redis.pid" --logfile "$redis_dir/redis.log"
+stop_redis() {
+  redis-cli -p "$redis_port" shutdown nosave >/dev/null 2>&1 || true
+  rm -rf "$redis_dir"
+}
+trap stop_redis EXIT
+for _ in $(seq 50); do
+  redis-cli -p "$redis_port" ping 2>/dev/null | grep -q PONG && break
+  sleep 0.1
+done
+export RLSIM_REDIS_PORT="$redis_port"
+
+ctest --test-dir build --output-on-failure -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"
+echo "all tests passed"
