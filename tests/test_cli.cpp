@@ -1,14 +1,12 @@
 // End to end: the rlsim binary as a user runs it.
-#include <catch2/catch.hpp>
-
 #include <sys/wait.h>
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -21,7 +19,8 @@ struct Outcome {
 
 // Runs rlsim with `args` (shell syntax); stdout captured, stderr merged when `merge_stderr`.
 Outcome rlsim(const std::string& args, bool merge_stderr = false) {
-  const std::string command = std::string("NO_COLOR=1 ") + RLSIM_BINARY + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+  const std::string command = std::string("NO_COLOR=1 ") + RLSIM_BINARY + " " + args +
+                              (merge_stderr ? " 2>&1" : " 2>/dev/null");
   FILE* pipe = ::popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);
   Outcome outcome;
@@ -34,7 +33,8 @@ Outcome rlsim(const std::string& args, bool merge_stderr = false) {
 }
 
 fs::path temp_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("rlsim-cli-" + name + "-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("rlsim-cli-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -60,16 +60,19 @@ TEST_CASE("validate accepts the shipped scenarios") {
 
 TEST_CASE("bad input exits 2 with one line naming the file and path") {
   const fs::path dir = temp_dir("bad");
-  std::ofstream(dir / "bad.json") << R"({"name": "b", "duration": "1m", "limits": [{"name": "l", "limit": "x", "window": "1m"}],
+  std::ofstream(dir / "bad.json")
+      << R"({"name": "b", "duration": "1m", "limits": [{"name": "l", "limit": "x", "window": "1m"}],
     "instances": {"count": 1}, "traffic": [{"name": "g", "rate": "1/s"}], "strategies": ["in_memory"]})";
   const auto bad = rlsim("run " + (dir / "bad.json").string(), true);
   CHECK(bad.status == 2);
-  CHECK(bad.out == "rlsim: " + (dir / "bad.json").string() + ": limits[0].limit: expected an integer, got a string\n");
+  CHECK(bad.out == "rlsim: " + (dir / "bad.json").string() +
+                       ": limits[0].limit: expected an integer, got a string\n");
   CHECK(rlsim("run /nonexistent.json").status == 2);
   CHECK(rlsim("frobnicate").status == 2);
   CHECK(rlsim("run").status == 2);
   CHECK(rlsim("explain nothing").status == 2);
-  CHECK(rlsim("run " + kScenarios + "overshoot-10x.json --strategy nope --out " + dir.string()).status == 2);
+  CHECK(rlsim("run " + kScenarios + "overshoot-10x.json --strategy nope --out " + dir.string())
+            .status == 2);
 }
 
 TEST_CASE("list and explain come from the registry") {
@@ -88,15 +91,20 @@ TEST_CASE("run writes the report, prints the seed and how to reproduce") {
   CHECK(run.status == 0);
   CHECK(run.out.find("seed 42; reproduce with: rlsim run") != std::string::npos);
   CHECK(run.out.find('\033') == std::string::npos);
-  const auto json_run = rlsim("run " + kScenarios + "overshoot-10x.json --json --out " + (dir / "b").string());
+  const auto json_run =
+      rlsim("run " + kScenarios + "overshoot-10x.json --json --out " + (dir / "b").string());
   CHECK(json_run.status == 0);
   const auto report = nlohmann::json::parse(json_run.out);
   CHECK(report["scenario"] == "overshoot-10x");
   CHECK(json_run.out == read(dir / "b" / "report.json"));
   CHECK(read(dir / "a" / "report.json") == read(dir / "b" / "report.json"));
-  const auto one = nlohmann::json::parse(rlsim("run " + kScenarios + "overshoot-10x.json --json --strategy in_memory --seed 5 --out " + (dir / "c").string()).out);
+  const auto one = nlohmann::json::parse(
+      rlsim("run " + kScenarios + "overshoot-10x.json --json --strategy in_memory --seed 5 --out " +
+            (dir / "c").string())
+          .out);
   CHECK(one["strategies"].size() == 1);
   CHECK(one["seed"] == 5);
   std::ofstream(dir / "file") << "x";
-  CHECK(rlsim("run " + kScenarios + "overshoot-10x.json --out " + (dir / "file" / "sub").string()).status == 3);
+  CHECK(rlsim("run " + kScenarios + "overshoot-10x.json --out " + (dir / "file" / "sub").string())
+            .status == 3);
 }

@@ -13,7 +13,8 @@ std::string scenario_with(const std::string& strategies) {
     "load_balancer": {"policy": "random"},
     "traffic": [{"name": "g", "users": 50, "rate": "5/s", "ramp_to": "9/s"}],
     "redis": {"rtt": {"p50": "0.5ms", "p99": "3ms"}, "timeout": "2ms"},
-    "strategies": [)" + strategies + "]}";
+    "strategies": [)" +
+         strategies + "]}";
 }
 std::string report_text(const std::string& text) {
   const Scenario s = parse_scenario(text, "t.json");
@@ -28,7 +29,10 @@ TEST_CASE("the same scenario and seed give byte-identical reports") {
 
 TEST_CASE("adding a strategy changes no other strategy's numbers") {
   const Scenario alone = parse_scenario(scenario_with(R"("redis_fixed_window")"), "t.json");
-  const Scenario together = parse_scenario(scenario_with(R"("in_memory", "redis_fixed_window", {"name": "redis_fixed_window", "label": "closed", "on_error": "deny"})"), "t.json");
+  const Scenario together = parse_scenario(
+      scenario_with(
+          R"("in_memory", "redis_fixed_window", {"name": "redis_fixed_window", "label": "closed", "on_error": "deny"})"),
+      "t.json");
   const auto a = report_json(rlsim::testing::run_text(alone));
   const auto b = report_json(rlsim::testing::run_text(together));
   CHECK(a["strategies"][0].dump() == b["strategies"][1].dump());

@@ -6,7 +6,9 @@ using namespace rlsim;
 
 namespace {
 constexpr TimeUs kT0 = kEpochUnixUs;
-std::string show(MockStore& store, Command command, TimeUs at_us = kT0) { return to_display(store.run(command, at_us)); }
+std::string show(MockStore& store, Command command, TimeUs at_us = kT0) {
+  return to_display(store.run(command, at_us));
+}
 }  // namespace
 
 TEST_CASE("INCR, INCRBY, DECR, DECRBY count atomically from a missing key") {
@@ -37,12 +39,15 @@ TEST_CASE("integer errors are Redis's") {
 TEST_CASE("WRONGTYPE against a hash, arity and unknown commands") {
   MockStore store;
   CHECK(show(store, {"HSET", "h", "f", "1"}) == "(integer) 1");
-  CHECK(show(store, {"INCR", "h"}) == "(error) WRONGTYPE Operation against a key holding the wrong kind of value");
-  CHECK(show(store, {"GET", "h"}) == "(error) WRONGTYPE Operation against a key holding the wrong kind of value");
+  CHECK(show(store, {"INCR", "h"}) ==
+        "(error) WRONGTYPE Operation against a key holding the wrong kind of value");
+  CHECK(show(store, {"GET", "h"}) ==
+        "(error) WRONGTYPE Operation against a key holding the wrong kind of value");
   CHECK(show(store, {"HGET", "h", "f"}) == "\"1\"");
   CHECK(show(store, {"MGET", "h", "none"}) == "[(nil), (nil)]");
   CHECK(show(store, {"INCR"}) == "(error) ERR wrong number of arguments for 'incr' command");
-  CHECK(show(store, {"GET", "a", "b"}) == "(error) ERR wrong number of arguments for 'get' command");
+  CHECK(show(store, {"GET", "a", "b"}) ==
+        "(error) ERR wrong number of arguments for 'get' command");
   CHECK(show(store, {"NOPE", "x"}).rfind("(error) ERR unknown command 'NOPE'", 0) == 0);
   CHECK(show(store, {"TYPE", "h"}) == "hash");
   CHECK(show(store, {"TYPE", "none"}) == "none");
@@ -64,7 +69,8 @@ TEST_CASE("EXPIRE and PEXPIRE follow the server clock") {
   CHECK(show(store, {"PTTL", "p"}, kT0 + 200 * kUsPerS + 500 * kUsPerMs) == "(integer) 1000");
   CHECK(show(store, {"EXPIRE", "p", "-1"}, kT0 + 201 * kUsPerS) == "(integer) 1");
   CHECK(show(store, {"EXISTS", "p"}, kT0 + 201 * kUsPerS) == "(integer) 0");
-  CHECK(show(store, {"EXPIRE", "p", "abc"}, kT0 + 201 * kUsPerS) == "(error) ERR value is not an integer or out of range");
+  CHECK(show(store, {"EXPIRE", "p", "abc"}, kT0 + 201 * kUsPerS) ==
+        "(error) ERR value is not an integer or out of range");
 }
 
 TEST_CASE("EXPIRE NX, XX, GT and LT options") {
@@ -108,7 +114,8 @@ TEST_CASE("SET options, DEL, MGET and TIME") {
   CHECK(show(store, {"SET", "a", "2", "NX"}) == "(nil)");
   CHECK(show(store, {"SET", "b", "2", "XX"}) == "(nil)");
   CHECK(show(store, {"SET", "a", "3", "XX", "GET"}) == "\"1\"");
-  CHECK(show(store, {"SET", "a", "3", "EX", "0"}) == "(error) ERR invalid expire time in 'set' command");
+  CHECK(show(store, {"SET", "a", "3", "EX", "0"}) ==
+        "(error) ERR invalid expire time in 'set' command");
   CHECK(show(store, {"SET", "a", "3", "BOGUS"}) == "(error) ERR syntax error");
   CHECK(show(store, {"SET", "t", "x", "PX", "100"}) == "OK");
   CHECK(show(store, {"PTTL", "t"}) == "(integer) 100");

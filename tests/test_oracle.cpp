@@ -17,7 +17,8 @@ TEST_CASE("overshoot, rolling overshoot and excess on aligned windows of true ti
   const std::vector<Limit> limits{{"l", LimitKey::kUser, 2, 10 * kUsPerS}};
   Oracle oracle(limits, Algorithm::kFixedWindow);
   // Admitted at 1, 2, 3 s (window [0, 10)) and 11, 12, 12.5 s (window [10, 20)).
-  for (double t : {1.0, 2.0, 3.0, 11.0, 12.0, 12.5}) oracle.on_decision(at(t), true, -1, false, true, at(t).arrival_us, 1);
+  for (double t : {1.0, 2.0, 3.0, 11.0, 12.0, 12.5})
+    oracle.on_decision(at(t), true, -1, false, true, at(t).arrival_us, 1);
   const auto& m = oracle.totals().limits[0];
   CHECK(m.max_in_window == 3);
   CHECK(m.overshoot == Approx(1.5));
@@ -34,7 +35,8 @@ TEST_CASE("overshoot, rolling overshoot and excess on aligned windows of true ti
 TEST_CASE("the rolling window is half open: an admission exactly one window earlier is out") {
   const std::vector<Limit> limits{{"l", LimitKey::kUser, 2, 10 * kUsPerS}};
   Oracle oracle(limits, Algorithm::kFixedWindow);
-  for (double t : {5.0, 15.0}) oracle.on_decision(at(t), true, -1, false, true, at(t).arrival_us, 1);
+  for (double t : {5.0, 15.0})
+    oracle.on_decision(at(t), true, -1, false, true, at(t).arrival_us, 1);
   CHECK(oracle.totals().limits[0].max_in_rolling == 1);
 }
 
@@ -48,7 +50,8 @@ TEST_CASE("the ideal limiter admits exactly the limit per aligned window") {
 }
 
 TEST_CASE("false denials count denials the ideal limiter would have admitted") {
-  const std::vector<Limit> limits{{"a", LimitKey::kUser, 2, 10 * kUsPerS}, {"b", LimitKey::kIp, 5, 10 * kUsPerS}};
+  const std::vector<Limit> limits{{"a", LimitKey::kUser, 2, 10 * kUsPerS},
+                                  {"b", LimitKey::kIp, 5, 10 * kUsPerS}};
   Oracle oracle(limits, Algorithm::kFixedWindow);
   oracle.on_decision(at(1), false, 1, false, true, at(1).arrival_us, 1);
   oracle.on_decision(at(2), false, 1, true, false, at(2).arrival_us + 700, 1);

@@ -26,12 +26,14 @@ TEST_CASE("the report carries every contracted field") {
   const auto& central = json["strategies"][1];
   CHECK(central["label"] == "central");
   CHECK(central["name"] == "redis_fixed_window");
-  for (const char* field : {"offered", "allowed", "denied", "errors", "overshoot", "rolling_overshoot", "excess",
-                            "false_denials", "limits", "redis_commands", "redis_round_trips", "latency_us", "series"}) {
+  for (const char* field :
+       {"offered", "allowed", "denied", "errors", "overshoot", "rolling_overshoot", "excess",
+        "false_denials", "limits", "redis_commands", "redis_round_trips", "latency_us", "series"}) {
     INFO(field);
     CHECK(central.contains(field));
   }
-  CHECK(central["offered"].get<std::int64_t>() == central["allowed"].get<std::int64_t>() + central["denied"].get<std::int64_t>());
+  CHECK(central["offered"].get<std::int64_t>() ==
+        central["allowed"].get<std::int64_t>() + central["denied"].get<std::int64_t>());
   REQUIRE(central["limits"].size() == 2);
   CHECK(central["limits"][1]["name"] == "per_ip");
   for (const char* q : {"p50", "p99", "max"}) CHECK(central["latency_us"].contains(q));

@@ -1,6 +1,6 @@
-// Scenario validation: every bad input is rejected with the file, the JSON path and what was expected.
+// Scenario validation: every bad input is rejected with the file, the JSON path and what was
+// expected.
 #include <catch2/catch.hpp>
-
 #include <nlohmann/json.hpp>
 
 #include "app/run.h"
@@ -47,7 +47,8 @@ TEST_CASE("a valid scenario gets the documented defaults") {
 }
 
 TEST_CASE("a syntax error names the line and column") {
-  CHECK_THAT(error_of(std::string("{\n  \"name\": \"t\"\n  \"duration\": \"1m\"\n}")), Catch::StartsWith("f.json:3:") && Catch::Contains("syntax error"));
+  CHECK_THAT(error_of(std::string("{\n  \"name\": \"t\"\n  \"duration\": \"1m\"\n}")),
+             Catch::StartsWith("f.json:3:") && Catch::Contains("syntax error"));
 }
 
 TEST_CASE("bad fields are rejected with their JSON path") {
@@ -68,16 +69,21 @@ TEST_CASE("bad fields are rejected with their JSON path") {
       {"/traffic/0/rate", "10/day", "f.json: traffic[0].rate: expected a rate such as"},
       {"/instances/count", 0, "f.json: instances.count: expected an integer from 1 to 1000"},
       {"/instances/count", 1001, "f.json: instances.count: expected an integer from 1 to 1000"},
-      {"/load_balancer", json{{"policy", "fastest"}}, "f.json: load_balancer.policy: expected one of"},
+      {"/load_balancer", json{{"policy", "fastest"}},
+       "f.json: load_balancer.policy: expected one of"},
       {"/traffic/0/arrival", "uniform", "f.json: traffic[0].arrival: expected one of"},
-      {"/traffic/0/users", 2'000'000, "f.json: traffic[0].users: expected an integer from 1 to 1000000"},
-      {"/traffic/0/rate", "10000000/s", "f.json: traffic: expected at most 200000000 offered requests"},
+      {"/traffic/0/users", 2'000'000,
+       "f.json: traffic[0].users: expected an integer from 1 to 1000000"},
+      {"/traffic/0/rate", "10000000/s",
+       "f.json: traffic: expected at most 200000000 offered requests"},
       {"/traffic/0/start", "2m", "f.json: traffic[0].start: expected a duration from"},
       {"/strategies/1", "token_magic", "f.json: strategies[1]: unknown strategy \"token_magic\""},
-      {"/strategies/1/on_error", "maybe", "f.json: strategies[1].on_error: expected one of \"allow\", \"deny\""},
+      {"/strategies/1/on_error", "maybe",
+       "f.json: strategies[1].on_error: expected one of \"allow\", \"deny\""},
       {"/strategies/1/colour", "red", "f.json: strategies[1].colour: unknown parameter"},
       {"/strategies/1", "in_memory", "f.json: strategies[1]: duplicate strategy label"},
-      {"/instances/schedule", json::parse(R"([{"at": "30s", "count": 3}, {"at": "10s", "count": 4}])"),
+      {"/instances/schedule",
+       json::parse(R"([{"at": "30s", "count": 3}, {"at": "10s", "count": 4}])"),
        "f.json: instances.schedule[1].at: expected schedule times in strictly increasing order"},
   };
   for (const auto& c : cases) {
@@ -89,7 +95,8 @@ TEST_CASE("bad fields are rejected with their JSON path") {
 }
 
 TEST_CASE("missing required fields are named") {
-  for (const char* pointer : {"/name", "/duration", "/limits", "/instances", "/traffic", "/strategies", "/limits/0/window", "/traffic/0/rate"}) {
+  for (const char* pointer : {"/name", "/duration", "/limits", "/instances", "/traffic",
+                              "/strategies", "/limits/0/window", "/traffic/0/rate"}) {
     json j = base();
     const json::json_pointer p(pointer);
     j[p.parent_pointer()].erase(p.back());
@@ -100,10 +107,12 @@ TEST_CASE("missing required fields are named") {
 
 TEST_CASE("too many limits are rejected") {
   json j = base();
-  for (int i = 0; i < 16; ++i) j["limits"].push_back({{"name", "l" + std::to_string(i)}, {"limit", 1}, {"window", "1s"}});
+  for (int i = 0; i < 16; ++i)
+    j["limits"].push_back({{"name", "l" + std::to_string(i)}, {"limit", 1}, {"window", "1s"}});
   CHECK_THAT(error_of(j), Catch::StartsWith("f.json: limits: expected from 1 to 16 entries"));
 }
 
 TEST_CASE("a missing file is a clear error") {
-  CHECK_THROWS_WITH(load_scenario("/nonexistent/x.json"), "/nonexistent/x.json: cannot read the file");
+  CHECK_THROWS_WITH(load_scenario("/nonexistent/x.json"),
+                    "/nonexistent/x.json: cannot read the file");
 }

@@ -7,7 +7,9 @@ using namespace rlsim;
 using rlsim::testing::by_label;
 
 namespace {
-Scenario shipped(const std::string& name) { return load_scenario(std::string(RLSIM_SOURCE_DIR) + "/scenarios/" + name); }
+Scenario shipped(const std::string& name) {
+  return load_scenario(std::string(RLSIM_SOURCE_DIR) + "/scenarios/" + name);
+}
 }  // namespace
 
 TEST_CASE("overshoot-10x: in_memory admits 1000 per window, the central counter 100") {

@@ -19,7 +19,8 @@ Task<int> one_call(RedisServer& server, Simulator& sim, Command command, Outcome
   co_return 0;
 }
 
-Task<int> pipelined(RedisServer& server, Simulator& sim, std::vector<Command> commands, Outcome& outcome) {
+Task<int> pipelined(RedisServer& server, Simulator& sim, std::vector<Command> commands,
+                    Outcome& outcome) {
   outcome.replies = co_await server.pipeline(std::move(commands));
   outcome.done_us = sim.now();
   co_return 0;
@@ -52,7 +53,8 @@ TEST_CASE("a pipeline is one round trip and pays service time per command") {
   MockStore store;
   RedisServer server(sim, store, fixed(1000, 5, 50'000), Rng(1, "network"));
   Outcome outcome;
-  pipelined(server, sim, {{"INCR", "a"}, {"INCR", "a"}, {"EXPIRE", "a", "60"}}, outcome).start_detached(&ignore, nullptr);
+  pipelined(server, sim, {{"INCR", "a"}, {"INCR", "a"}, {"EXPIRE", "a", "60"}}, outcome)
+      .start_detached(&ignore, nullptr);
   sim.run_until(1'000'000);
   REQUIRE(outcome.replies.size() == 3);
   CHECK(outcome.replies[1].integer == 2);
@@ -67,7 +69,8 @@ TEST_CASE("the single-threaded server queues FIFO") {
   MockStore store;
   RedisServer server(sim, store, fixed(100, 1000, 50'000), Rng(1, "network"));
   std::vector<Outcome> outcomes(3);
-  for (auto& outcome : outcomes) one_call(server, sim, {"INCR", "k"}, outcome).start_detached(&ignore, nullptr);
+  for (auto& outcome : outcomes)
+    one_call(server, sim, {"INCR", "k"}, outcome).start_detached(&ignore, nullptr);
   sim.run_until(1'000'000);
   CHECK(outcomes[0].done_us == 1100);
   CHECK(outcomes[1].done_us == 2100);
@@ -109,7 +112,8 @@ TEST_CASE("sampled round trips follow p50 and p99") {
   MockStore store;
   RedisServer server(sim, store, RedisTiming{500, 2000, 0, 1'000'000}, Rng(3, "network"));
   std::vector<Outcome> outcomes(4000);
-  for (auto& outcome : outcomes) one_call(server, sim, {"PING"}, outcome).start_detached(&ignore, nullptr);
+  for (auto& outcome : outcomes)
+    one_call(server, sim, {"PING"}, outcome).start_detached(&ignore, nullptr);
   sim.run_until(10'000'000);
   std::vector<TimeUs> rtts;
   for (const auto& outcome : outcomes) rtts.push_back(outcome.done_us);

@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <vector>
 
 #include "core/simulator.h"
@@ -24,7 +23,8 @@ TEST_CASE("events fire in time order, ties in scheduling order") {
   sim.schedule(10, &recorder, 4);
   sim.schedule(20, &recorder, 5);
   CHECK(sim.run_until(100) == 5);
-  const std::vector<std::pair<TimeUs, std::uint64_t>> expected{{10, 2}, {10, 4}, {20, 5}, {30, 1}, {30, 3}};
+  const std::vector<std::pair<TimeUs, std::uint64_t>> expected{
+      {10, 2}, {10, 4}, {20, 5}, {30, 1}, {30, 3}};
   CHECK(recorder.fired == expected);
   CHECK(sim.now() == 100);
 }
@@ -54,6 +54,7 @@ TEST_CASE("many random events come out sorted") {
   REQUIRE(recorder.fired.size() == 5000);
   for (std::size_t i = 1; i < recorder.fired.size(); ++i) {
     REQUIRE(recorder.fired[i - 1].first <= recorder.fired[i].first);
-    if (recorder.fired[i - 1].first == recorder.fired[i].first) REQUIRE(recorder.fired[i - 1].second < recorder.fired[i].second);
+    if (recorder.fired[i - 1].first == recorder.fired[i].first)
+      REQUIRE(recorder.fired[i - 1].second < recorder.fired[i].second);
   }
 }

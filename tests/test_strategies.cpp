@@ -1,7 +1,7 @@
 // Strategy decisions on small traffic computed by hand.
-#include <catch2/catch.hpp>
-
 #include <fmt/format.h>
+
+#include <catch2/catch.hpp>
 
 #include "redis/mock_store.h"
 #include "test_util.h"
@@ -13,8 +13,9 @@ using rlsim::testing::run_text;
 namespace {
 
 // One user sending `rate` at constant spacing for `duration` to `instances` instances.
-std::string scenario(int instances, const std::string& limit, const std::string& rate, const std::string& duration,
-                     const std::string& strategies, const std::string& extra = "") {
+std::string scenario(int instances, const std::string& limit, const std::string& rate,
+                     const std::string& duration, const std::string& strategies,
+                     const std::string& extra = "") {
   return fmt::format(R"({{"name": "t", "duration": "{}", "limits": [{}],
     "instances": {{"count": {} {}}}, "traffic": [{{"name": "u", "rate": "{}", "arrival": "constant"}}],
     "redis": {{"rtt": "1ms", "service_time": "0us", "timeout": "50ms"}}, "strategies": [{}]}})",
@@ -27,7 +28,8 @@ const char* kLimit3PerSecond = R"({"name": "per_user", "key": "user", "limit": 3
 
 TEST_CASE("in_memory: each of two instances admits the full limit") {
   // Arrivals at 0, 100, ..., 900 ms, alternating between the instances: each admits 3.
-  const Scenario s = parse_scenario(scenario(2, kLimit3PerSecond, "10/s", "1s", R"("in_memory")"), "t.json");
+  const Scenario s =
+      parse_scenario(scenario(2, kLimit3PerSecond, "10/s", "1s", R"("in_memory")"), "t.json");
   const auto result = run_text(s);
   const auto& r = by_label(result, "in_memory");
   CHECK(r.totals.offered == 10);
@@ -44,8 +46,9 @@ TEST_CASE("in_memory: windows follow the instance clock") {
   // The clock runs 500 ms ahead: local windows are true [-0.5, 0.5), [0.5, 1.5), [1.5, 2.5).
   // Admitted: 0, 100, 200 | 500, 600, 700 | 1500, 1600, 1700 (ms). True window [0, 1) gets 6;
   // the ideal limiter admits 1000, 1100 and 1200, which the instance denied.
-  const Scenario s = parse_scenario(
-      scenario(1, kLimit3PerSecond, "10/s", "2s", R"("in_memory")", R"(, "clock": {"offsets": ["500ms"]})"), "t.json");
+  const Scenario s = parse_scenario(scenario(1, kLimit3PerSecond, "10/s", "2s", R"("in_memory")",
+                                             R"(, "clock": {"offsets": ["500ms"]})"),
+                                    "t.json");
   const auto result = run_text(s);
   const auto& metrics = by_label(result, "in_memory").totals;
   CHECK(metrics.allowed == 9);
@@ -59,7 +62,8 @@ TEST_CASE("in_memory: windows follow the instance clock") {
 TEST_CASE("redis_fixed_window: the central counter holds across instances") {
   // 20 arrivals 50 ms apart over 3 instances; INCR returns 1..20, the first 5 pass.
   const Scenario s = parse_scenario(
-      scenario(3, R"({"name": "per_user", "key": "user", "limit": 5, "window": "1s"})", "20/s", "1s", R"("redis_fixed_window")"),
+      scenario(3, R"({"name": "per_user", "key": "user", "limit": 5, "window": "1s"})", "20/s",
+               "1s", R"("redis_fixed_window")"),
       "t.json");
   const auto result = run_text(s);
   const auto& r = by_label(result, "redis_fixed_window");
@@ -77,10 +81,11 @@ TEST_CASE("redis_fixed_window: the central counter holds across instances") {
 TEST_CASE("redis_fixed_window: on_error decides when Redis times out") {
   // The round trip (5 ms) is longer than the timeout (1 ms): every call fails.
   const auto text = [](const char* on_error) {
-    return fmt::format(R"({{"name": "t", "duration": "1s", "limits": [{{"name": "l", "key": "user", "limit": 5, "window": "1s"}}],
+    return fmt::format(
+        R"({{"name": "t", "duration": "1s", "limits": [{{"name": "l", "key": "user", "limit": 5, "window": "1s"}}],
       "instances": {{"count": 2}}, "traffic": [{{"name": "u", "rate": "20/s", "arrival": "constant"}}],
       "redis": {{"rtt": "5ms", "timeout": "1ms"}}, "strategies": [{{"name": "redis_fixed_window", "on_error": "{}"}}]}})",
-                       on_error);
+        on_error);
   };
   const Scenario open = parse_scenario(text("allow"), "t.json");
   const auto open_result = run_text(open);
@@ -96,19 +101,22 @@ TEST_CASE("redis_fixed_window: on_error decides when Redis times out") {
 }
 
 TEST_CASE("redis_fixed_window writes the lesson's keys with a TTL of two windows") {
-  const Scenario s = parse_scenario(scenario(1, kLimit3PerSecond, "1/s", "1s", R"("redis_fixed_window")"), "t.json");
+  const Scenario s = parse_scenario(
+      scenario(1, kLimit3PerSecond, "1/s", "1s", R"("redis_fixed_window")"), "t.json");
   Simulator sim;
   MockStore store;
   RedisServer server(sim, store, RedisTiming{1000, 1000, 0, 50'000}, Rng(1, "network"));
   Catalog catalog(s);
   const auto strategies = resolve_strategies(s, "t.json");
-  auto strategy = strategies[0].info->make(StrategyEnv{sim, server, s.limits, catalog, strategies[0].params});
+  auto strategy =
+      strategies[0].info->make(StrategyEnv{sim, server, s.limits, catalog, strategies[0].params});
   Instance instance;
   instance.active = true;
   strategy->on_instance_start(instance);
   Request request;  // user 0 at true time 0
   Decision decision{false, -2, true};
-  strategy->decide(request, instance).start_detached([](void* out, Decision&& d) { *static_cast<Decision*>(out) = d; }, &decision);
+  strategy->decide(request, instance)
+      .start_detached([](void* out, Decision&& d) { *static_cast<Decision*>(out) = d; }, &decision);
   sim.run_until(1'000'000);
   CHECK(decision.allowed);
   CHECK_FALSE(decision.error);
@@ -118,8 +126,10 @@ TEST_CASE("redis_fixed_window writes the lesson's keys with a TTL of two windows
 }
 
 TEST_CASE("key prefixes follow the lesson and stay apart when kinds repeat") {
-  std::vector<Limit> limits{{"per_user", LimitKey::kUser, 1, kUsPerS}, {"per_ip", LimitKey::kIp, 1, kUsPerS},
-                            {"per_ep", LimitKey::kEndpoint, 1, kUsPerS}, {"burst", LimitKey::kUser, 1, kUsPerMs}};
+  std::vector<Limit> limits{{"per_user", LimitKey::kUser, 1, kUsPerS},
+                            {"per_ip", LimitKey::kIp, 1, kUsPerS},
+                            {"per_ep", LimitKey::kEndpoint, 1, kUsPerS},
+                            {"burst", LimitKey::kUser, 1, kUsPerMs}};
   const auto prefixes = redis_key_prefixes(limits);
   CHECK(prefixes == std::vector<std::string>{"rl:per_user:", "rl:ip:", "rl:ep:", "rl:burst:"});
 }

@@ -1,7 +1,7 @@
-#include <catch2/catch.hpp>
-
-#include <cmath>
 #include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
 
 #include "scenario/load.h"
 #include "world/traffic.h"
@@ -15,10 +15,13 @@ struct Collector final : RequestSink {
   void on_request(const Request& r) override { requests.push_back(r); }
 };
 
-std::vector<Request> generate(const std::string& group_json, const std::string& duration = "10s", std::uint64_t seed = 1) {
+std::vector<Request> generate(const std::string& group_json, const std::string& duration = "10s",
+                              std::uint64_t seed = 1) {
   const Scenario s = parse_scenario(fmt::format(R"({{"name": "t", "seed": {}, "duration": "{}",
       "limits": [{{"name": "l", "key": "user", "limit": 1, "window": "1s"}}], "instances": {{"count": 1}},
-      "traffic": [{}], "strategies": ["in_memory"]}})", seed, duration, group_json), "t.json");
+      "traffic": [{}], "strategies": ["in_memory"]}})",
+                                                seed, duration, group_json),
+                                    "t.json");
   Simulator sim;
   Catalog catalog(s);
   Collector sink;
@@ -31,7 +34,8 @@ std::vector<Request> generate(const std::string& group_json, const std::string& 
 }  // namespace
 
 TEST_CASE("constant arrivals are evenly spaced and users take turns") {
-  const auto requests = generate(R"({"name": "g", "users": 2, "rate": "5/s", "arrival": "constant"})");
+  const auto requests =
+      generate(R"({"name": "g", "users": 2, "rate": "5/s", "arrival": "constant"})");
   REQUIRE(requests.size() == 100);
   CHECK(requests[1].arrival_us - requests[0].arrival_us == 100'000);
   CHECK(requests[0].user == 0);
@@ -51,7 +55,8 @@ TEST_CASE("poisson arrivals match the rate and are reproducible") {
 }
 
 TEST_CASE("a ramp moves the rate from rate to ramp_to") {
-  const auto requests = generate(R"({"name": "g", "rate": "100/s", "ramp_to": "300/s", "arrival": "poisson"})", "100s");
+  const auto requests = generate(
+      R"({"name": "g", "rate": "100/s", "ramp_to": "300/s", "arrival": "poisson"})", "100s");
   std::size_t first_half = 0;
   for (const auto& r : requests) first_half += r.arrival_us < 50 * kUsPerS;
   // Expected 7500 in the first half (100 -> 200/s) and 12500 in the second.
@@ -60,7 +65,8 @@ TEST_CASE("a ramp moves the rate from rate to ramp_to") {
 }
 
 TEST_CASE("bursts arrive together from one user") {
-  const auto requests = generate(R"({"name": "g", "users": 3, "rate": "50/s", "arrival": "burst", "burst_size": 5})");
+  const auto requests =
+      generate(R"({"name": "g", "users": 3, "rate": "50/s", "arrival": "burst", "burst_size": 5})");
   REQUIRE(requests.size() % 5 == 0);
   REQUIRE(requests.size() > 100);
   for (std::size_t i = 0; i < requests.size(); i += 5) {
@@ -72,7 +78,8 @@ TEST_CASE("bursts arrive together from one user") {
 }
 
 TEST_CASE("start, end, IPs and endpoints are honoured") {
-  const auto requests = generate(R"({"name": "g", "users": 4, "ips": 2, "rate": "10/s", "start": "2s", "end": "4s",
+  const auto requests =
+      generate(R"({"name": "g", "users": 4, "ips": 2, "rate": "10/s", "start": "2s", "end": "4s",
                                      "endpoints": ["/a", "/b"]})");
   REQUIRE_FALSE(requests.empty());
   bool saw[2] = {false, false};

@@ -1,5 +1,6 @@
 #include "app/bench.h"
 
+#include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -7,8 +8,6 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
-
-#include <fmt/format.h>
 
 #include "app/exit_codes.h"
 #include "app/run.h"
@@ -25,7 +24,8 @@ std::string bench_scenario(std::int64_t requests, const std::string& strategy) {
     "instances": {{"count": 10}}, "load_balancer": {{"policy": "round_robin"}},
     "traffic": [{{"name": "users", "users": 1000, "rate": "{}/m", "arrival": "poisson"}}],
     "redis": {{"rtt": {{"p50": "0.5ms", "p99": "2ms"}}, "service_time": "1us", "timeout": "50ms"}},
-    "strategies": ["{}"]}})", per_user_per_min, strategy);
+    "strategies": ["{}"]}})",
+                     per_user_per_min, strategy);
 }
 
 }  // namespace
@@ -41,7 +41,8 @@ int command_bench(const BenchOptions& options) {
       return exit_code::kBadInput;
     }
   }
-  std::cout << fmt::format("{:<20} {:>10} {:>10} {:>14} {:>12}\n", "strategy", "requests", "wall_s", "sim_req_per_s", "peak_rss_mb");
+  std::cout << fmt::format("{:<20} {:>10} {:>10} {:>14} {:>12}\n", "strategy", "requests", "wall_s",
+                           "sim_req_per_s", "peak_rss_mb");
   for (const auto& name : names) {
     // Each run in its own process, so that peak memory is this strategy's alone.
     int pipe_fds[2];
@@ -54,7 +55,8 @@ int command_bench(const BenchOptions& options) {
       const auto strategies = resolve_strategies(scenario, "<bench>");
       const auto started = std::chrono::steady_clock::now();
       const StrategyResult result = run_strategy(scenario, strategies.front(), scenario.seed);
-      const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      const double wall_s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       const std::string line = fmt::format("{} {}", result.totals.offered, wall_s);
       (void)!::write(pipe_fds[1], line.data(), line.size());
       ::_exit(0);
@@ -73,7 +75,8 @@ int command_bench(const BenchOptions& options) {
       return exit_code::kInternal;
     }
     std::cout << fmt::format("{:<20} {:>10} {:>10.3f} {:>14.0f} {:>12.1f}\n", name, offered, wall_s,
-                             static_cast<double>(offered) / wall_s, static_cast<double>(usage.ru_maxrss) / 1024.0);
+                             static_cast<double>(offered) / wall_s,
+                             static_cast<double>(usage.ru_maxrss) / 1024.0);
   }
   return exit_code::kOk;
 }

@@ -1,14 +1,13 @@
 // rlsim's command line: run, validate, list, explain, bench.
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "app/bench.h"
 #include "app/exit_codes.h"
@@ -21,7 +20,10 @@ using namespace rlsim;
 bool use_color() { return ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr; }
 
 std::string shell_quote(const std::string& text) {
-  if (text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:") == std::string::npos) return text;
+  if (text.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:") ==
+      std::string::npos)
+    return text;
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
@@ -41,11 +43,14 @@ int command_run(const RunOptions& options) {
   if (!options.labels.empty()) {
     std::vector<ResolvedStrategy> chosen;
     for (const auto& label : options.labels) {
-      auto it = std::find_if(strategies.begin(), strategies.end(), [&](const auto& s) { return s.label == label; });
+      auto it = std::find_if(strategies.begin(), strategies.end(),
+                             [&](const auto& s) { return s.label == label; });
       if (it == strategies.end()) {
         std::string known;
         for (const auto& s : strategies) known += (known.empty() ? "" : ", ") + s.label;
-        throw ScenarioError(fmt::format("--strategy {}: no strategy with this label in {} (it has: {})", label, options.scenario_path, known));
+        throw ScenarioError(
+            fmt::format("--strategy {}: no strategy with this label in {} (it has: {})", label,
+                        options.scenario_path, known));
       }
       chosen.push_back(*it);
     }
@@ -54,16 +59,20 @@ int command_run(const RunOptions& options) {
   RunResult result;
   result.scenario = &scenario;
   result.seed = options.seed.value_or(scenario.seed);
-  for (const auto& strategy : strategies) result.strategies.push_back(run_strategy(scenario, strategy, result.seed));
+  for (const auto& strategy : strategies)
+    result.strategies.push_back(run_strategy(scenario, strategy, result.seed));
 
   const std::string report_text = report_json(result).dump(2) + "\n";
-  const std::filesystem::path dir = options.out_dir.empty() ? std::filesystem::path("reports") / scenario.name : std::filesystem::path(options.out_dir);
+  const std::filesystem::path dir = options.out_dir.empty()
+                                        ? std::filesystem::path("reports") / scenario.name
+                                        : std::filesystem::path(options.out_dir);
   const std::filesystem::path report_path = dir / "report.json";
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   std::ofstream out(report_path, std::ios::binary | std::ios::trunc);
   if (ec || !out || !(out << report_text) || !out.flush()) {
-    std::cerr << fmt::format("rlsim: cannot write the report to {}: {}\n", report_path.string(), ec ? ec.message() : "write failed");
+    std::cerr << fmt::format("rlsim: cannot write the report to {}: {}\n", report_path.string(),
+                             ec ? ec.message() : "write failed");
     return exit_code::kOutputError;
   }
   if (options.json) {
@@ -74,20 +83,23 @@ int command_run(const RunOptions& options) {
   for (const auto& label : options.labels) reproduce += " --strategy " + shell_quote(label);
   reproduce += fmt::format(" --seed {}", result.seed);
   std::cout << report_table(result, use_color());
-  std::cout << fmt::format("\nseed {}; reproduce with: {}\nreport: {}\n", result.seed, reproduce, report_path.string());
+  std::cout << fmt::format("\nseed {}; reproduce with: {}\nreport: {}\n", result.seed, reproduce,
+                           report_path.string());
   return exit_code::kOk;
 }
 
 int command_validate(const std::string& path) {
   const Scenario scenario = load_scenario(path);
   const auto strategies = resolve_strategies(scenario, path);
-  std::cout << fmt::format("{}: ok: scenario \"{}\", {} limit(s), {} traffic group(s), {} strategy(ies)\n", path, scenario.name,
-                           scenario.limits.size(), scenario.traffic.size(), strategies.size());
+  std::cout << fmt::format(
+      "{}: ok: scenario \"{}\", {} limit(s), {} traffic group(s), {} strategy(ies)\n", path,
+      scenario.name, scenario.limits.size(), scenario.traffic.size(), strategies.size());
   return exit_code::kOk;
 }
 
 int command_list() {
-  for (const auto& info : strategy_registry()) std::cout << fmt::format("{:<20} {}\n", info.name, info.summary);
+  for (const auto& info : strategy_registry())
+    std::cout << fmt::format("{:<20} {}\n", info.name, info.summary);
   return exit_code::kOk;
 }
 
@@ -100,12 +112,15 @@ int command_explain(const std::string& name) {
     return exit_code::kBadInput;
   }
   std::cout << fmt::format("{}: {}\n\n{}\n", info->name, info->summary, info->explain);
-  std::cout << fmt::format("\nideal limiter used for false_denials: {}\n", to_string(info->algorithm));
+  std::cout << fmt::format("\nideal limiter used for false_denials: {}\n",
+                           to_string(info->algorithm));
   if (info->params.empty()) {
     std::cout << "\nparameters: none\n";
   } else {
     std::cout << "\nparameters:\n";
-    for (const auto& p : info->params) std::cout << fmt::format("  {} ({}, default {}): {}\n", p.name, p.type, p.default_value.dump(), p.doc);
+    for (const auto& p : info->params)
+      std::cout << fmt::format("  {} ({}, default {}): {}\n", p.name, p.type,
+                               p.default_value.dump(), p.doc);
   }
   return exit_code::kOk;
 }
@@ -117,15 +132,20 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 success, 1 internal error, 2 bad input (scenario, strategy or command line), "
-      "3 report not writable.\nDocs: docs/ (scenario-format.md, metrics.md, architecture.md, strategies.md).");
+      "3 report not writable.\nDocs: docs/ (scenario-format.md, metrics.md, architecture.md, "
+      "strategies.md).");
 
   RunOptions run_options;
-  CLI::App* run = app.add_subcommand("run", "Simulate every strategy of a scenario and report what got through");
+  CLI::App* run = app.add_subcommand(
+      "run", "Simulate every strategy of a scenario and report what got through");
   run->add_option("scenario", run_options.scenario_path, "Scenario file (JSON)")->required();
-  run->add_option("--strategy", run_options.labels, "Run only the strategy with this label (repeatable)");
-  run->add_option("--seed", run_options.seed, "Seed for every random stream (default: the scenario's seed)");
+  run->add_option("--strategy", run_options.labels,
+                  "Run only the strategy with this label (repeatable)");
+  run->add_option("--seed", run_options.seed,
+                  "Seed for every random stream (default: the scenario's seed)");
   run->add_flag("--json", run_options.json, "Print only the JSON report on stdout");
-  run->add_option("--out", run_options.out_dir, "Directory for report.json (default: reports/<scenario name>)");
+  run->add_option("--out", run_options.out_dir,
+                  "Directory for report.json (default: reports/<scenario name>)");
 
   std::string validate_path;
   CLI::App* validate = app.add_subcommand("validate", "Check a scenario file without running it");
@@ -134,13 +154,17 @@ int main(int argc, char** argv) {
   CLI::App* list = app.add_subcommand("list", "List the strategies, one line each");
 
   std::string explain_name;
-  CLI::App* explain = app.add_subcommand("explain", "Explain one strategy: what it sends to Redis and its trade-off");
+  CLI::App* explain = app.add_subcommand(
+      "explain", "Explain one strategy: what it sends to Redis and its trade-off");
   explain->add_option("strategy", explain_name, "Strategy name (see rlsim list)")->required();
 
   BenchOptions bench_options;
-  CLI::App* bench = app.add_subcommand("bench", "Measure simulated requests per wall-clock second and peak memory");
-  bench->add_option("--requests", bench_options.requests, "Requests per strategy run")->check(CLI::Range(1000, 100'000'000));
-  bench->add_option("--strategy", bench_options.strategies, "Strategy to measure (repeatable; default: all)");
+  CLI::App* bench = app.add_subcommand(
+      "bench", "Measure simulated requests per wall-clock second and peak memory");
+  bench->add_option("--requests", bench_options.requests, "Requests per strategy run")
+      ->check(CLI::Range(1000, 100'000'000));
+  bench->add_option("--strategy", bench_options.strategies,
+                    "Strategy to measure (repeatable; default: all)");
 
   try {
     app.parse(argc, argv);

@@ -1,10 +1,10 @@
 #include "app/run.h"
 
+#include <fmt/format.h>
+
 #include <deque>
 #include <limits>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "core/simulator.h"
 #include "oracle/oracle.h"
@@ -15,19 +15,26 @@
 
 namespace rlsim {
 
-std::vector<ResolvedStrategy> resolve_strategies(const Scenario& scenario, const std::string& file) {
+std::vector<ResolvedStrategy> resolve_strategies(const Scenario& scenario,
+                                                 const std::string& file) {
   std::vector<ResolvedStrategy> resolved;
   for (const StrategySpec& spec : scenario.strategies) {
     const StrategyInfo* info = find_strategy(spec.name);
     if (info == nullptr) {
       std::string names;
-      for (const auto& known : strategy_registry()) names += (names.empty() ? "" : ", ") + known.name;
-      const std::string path = spec.params.empty() && spec.label == spec.name ? spec.json_path : spec.json_path + ".name";
-      throw ScenarioError(scenario_error_message(file, path, fmt::format("unknown strategy \"{}\" (expected one of: {})", spec.name, names)));
+      for (const auto& known : strategy_registry())
+        names += (names.empty() ? "" : ", ") + known.name;
+      const std::string path = spec.params.empty() && spec.label == spec.name
+                                   ? spec.json_path
+                                   : spec.json_path + ".name";
+      throw ScenarioError(scenario_error_message(
+          file, path,
+          fmt::format("unknown strategy \"{}\" (expected one of: {})", spec.name, names)));
     }
     std::string field, error;
     auto params = resolve_params(*info, spec.params, field, error);
-    if (!params) throw ScenarioError(scenario_error_message(file, spec.json_path + "." + field, error));
+    if (!params)
+      throw ScenarioError(scenario_error_message(file, spec.json_path + "." + field, error));
     resolved.push_back(ResolvedStrategy{info, spec.label, std::move(*params)});
   }
   return resolved;
@@ -42,12 +49,14 @@ class StrategyRun final : public RequestSink, public EventTarget {
         catalog_(scenario),
         server_(sim_, store_, timing_of(scenario.redis), Rng(seed, "network")),
         pool_(scenario.instances, scenario.balancer, seed),
-        strategy_(strategy.info->make(StrategyEnv{sim_, server_, scenario.limits, catalog_, strategy.params})),
+        strategy_(strategy.info->make(
+            StrategyEnv{sim_, server_, scenario.limits, catalog_, strategy.params})),
         oracle_(scenario.limits, strategy.info->algorithm) {
     result_.label = strategy.label;
     result_.name = strategy.info->name;
     for (std::uint32_t i = 0; i < scenario.traffic.size(); ++i) {
-      sources_.push_back(std::make_unique<TrafficSource>(sim_, scenario.traffic[i], i, catalog_, seed, *this));
+      sources_.push_back(
+          std::make_unique<TrafficSource>(sim_, scenario.traffic[i], i, catalog_, seed, *this));
     }
   }
 
@@ -134,7 +143,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
 
 }  // namespace
 
-StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& strategy, std::uint64_t seed) {
+StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& strategy,
+                            std::uint64_t seed) {
   StrategyRun run(scenario, strategy, seed);
   return run.run();
 }

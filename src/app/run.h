@@ -23,6 +23,7 @@ struct ResolvedStrategy {
 std::vector<ResolvedStrategy> resolve_strategies(const Scenario& scenario, const std::string& file);
 
 // Simulates one strategy on the scenario with `seed`.
-StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& strategy, std::uint64_t seed);
+StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& strategy,
+                            std::uint64_t seed);
 
 }  // namespace rlsim

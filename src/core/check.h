@@ -4,11 +4,11 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define RLSIM_CHECK(cond)                                                                \
-  do {                                                                                   \
-    if (!(cond)) {                                                                       \
-      std::fprintf(stderr, "rlsim: internal error: %s:%d: check failed: %s\n", __FILE__, \
-                   __LINE__, #cond);                                                     \
-      std::abort();                                                                      \
-    }                                                                                    \
+#define RLSIM_CHECK(cond)                                                                          \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      std::fprintf(stderr, "rlsim: internal error: %s:%d: check failed: %s\n", __FILE__, __LINE__, \
+                   #cond);                                                                         \
+      std::abort();                                                                                \
+    }                                                                                              \
   } while (0)

@@ -1,8 +1,9 @@
 #include "core/time.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
-#include <fmt/format.h>
 
 namespace rlsim {
 namespace {
@@ -75,10 +76,13 @@ std::optional<double> parse_rate_per_s(std::string_view text) {
 
 std::string format_duration(DurationUs duration_us) {
   const DurationUs magnitude = duration_us < 0 ? -duration_us : duration_us;
-  if (magnitude != 0 && magnitude % kUsPerHour == 0) return fmt::format("{}h", duration_us / kUsPerHour);
-  if (magnitude != 0 && magnitude % kUsPerMin == 0) return fmt::format("{}m", duration_us / kUsPerMin);
+  if (magnitude != 0 && magnitude % kUsPerHour == 0)
+    return fmt::format("{}h", duration_us / kUsPerHour);
+  if (magnitude != 0 && magnitude % kUsPerMin == 0)
+    return fmt::format("{}m", duration_us / kUsPerMin);
   if (magnitude >= kUsPerS) return fmt::format("{:g}s", static_cast<double>(duration_us) / kUsPerS);
-  if (magnitude >= kUsPerMs) return fmt::format("{:g}ms", static_cast<double>(duration_us) / kUsPerMs);
+  if (magnitude >= kUsPerMs)
+    return fmt::format("{:g}ms", static_cast<double>(duration_us) / kUsPerMs);
   return fmt::format("{}us", duration_us);
 }
 

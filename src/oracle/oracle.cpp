@@ -52,7 +52,8 @@ void Oracle::on_decision(const Request& request, bool allowed, int denied_by, bo
   }
 }
 
-void Oracle::record_admission(std::size_t limit_index, std::uint64_t key, TimeUs at_us, int instances) {
+void Oracle::record_admission(std::size_t limit_index, std::uint64_t key, TimeUs at_us,
+                              int instances) {
   const Limit& limit = limits_[limit_index];
   LimitMetrics& metrics = totals_.limits[limit_index];
   PerLimit& state = per_limit_[limit_index];
@@ -71,12 +72,15 @@ void Oracle::record_admission(std::size_t limit_index, std::uint64_t key, TimeUs
   recent.times_us.push_back(at_us);
   while (recent.times_us[recent.head] <= at_us - limit.window_us) ++recent.head;
   if (recent.head > 64 && recent.head * 2 > recent.times_us.size()) {
-    recent.times_us.erase(recent.times_us.begin(), recent.times_us.begin() + static_cast<std::ptrdiff_t>(recent.head));
+    recent.times_us.erase(recent.times_us.begin(),
+                          recent.times_us.begin() + static_cast<std::ptrdiff_t>(recent.head));
     recent.head = 0;
   }
-  metrics.max_in_rolling = std::max(metrics.max_in_rolling, static_cast<std::int64_t>(recent.times_us.size() - recent.head));
+  metrics.max_in_rolling = std::max(
+      metrics.max_in_rolling, static_cast<std::int64_t>(recent.times_us.size() - recent.head));
   metrics.overshoot = static_cast<double>(metrics.max_in_window) / static_cast<double>(limit.limit);
-  metrics.rolling_overshoot = static_cast<double>(metrics.max_in_rolling) / static_cast<double>(limit.limit);
+  metrics.rolling_overshoot =
+      static_cast<double>(metrics.max_in_rolling) / static_cast<double>(limit.limit);
 
   if (limit_index != 0) return;
   // The series follows the first limit's aligned windows from the start of the run.
@@ -88,7 +92,9 @@ void Oracle::record_admission(std::size_t limit_index, std::uint64_t key, TimeUs
   }
   while (totals_.series.size() <= index) {
     SeriesPoint point;
-    point.start_us = (first_window + static_cast<std::int64_t>(totals_.series.size())) * limit.window_us - kEpochUnixUs;
+    point.start_us =
+        (first_window + static_cast<std::int64_t>(totals_.series.size())) * limit.window_us -
+        kEpochUnixUs;
     totals_.series.push_back(point);
   }
   SeriesPoint& point = totals_.series[index];

@@ -17,20 +17,20 @@ namespace rlsim {
 struct LimitMetrics {
   std::string name;
   std::int64_t limit = 0;
-  std::int64_t denied = 0;       // requests this limit denied (the first limit that said no)
+  std::int64_t denied = 0;          // requests this limit denied (the first limit that said no)
   std::int64_t max_in_window = 0;   // most admitted for one key in one aligned window
   std::int64_t max_in_rolling = 0;  // most admitted for one key in any interval of one window
-  double overshoot = 0;          // max_in_window / limit
-  double rolling_overshoot = 0;  // max_in_rolling / limit
-  std::int64_t excess = 0;       // admitted beyond the limit, summed over keys and windows
-  std::int64_t false_denials = 0;  // denied by this limit although the ideal limiter admitted
+  double overshoot = 0;             // max_in_window / limit
+  double rolling_overshoot = 0;     // max_in_rolling / limit
+  std::int64_t excess = 0;          // admitted beyond the limit, summed over keys and windows
+  std::int64_t false_denials = 0;   // denied by this limit although the ideal limiter admitted
 };
 
 struct SeriesPoint {
-  TimeUs start_us = 0;          // true time at which the window begins
-  std::int64_t admitted = 0;    // admitted in this window of the first limit, all keys together
+  TimeUs start_us = 0;           // true time at which the window begins
+  std::int64_t admitted = 0;     // admitted in this window of the first limit, all keys together
   std::int64_t max_per_key = 0;  // most admitted for one key in this window
-  int instances = 0;            // most active instances seen at a decision in this window
+  int instances = 0;             // most active instances seen at a decision in this window
 };
 
 struct OracleTotals {
@@ -84,6 +84,8 @@ class Oracle {
 };
 
 // Aligned window index of Unix time: windows start at multiples of the window length.
-inline std::int64_t aligned_window(TimeUs unix_us, DurationUs window_us) { return unix_us / window_us; }
+inline std::int64_t aligned_window(TimeUs unix_us, DurationUs window_us) {
+  return unix_us / window_us;
+}
 
 }  // namespace rlsim

@@ -1,12 +1,12 @@
 #include "redis/mock_store.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <functional>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "core/check.h"
 
@@ -14,11 +14,16 @@ namespace rlsim {
 
 std::string to_display(const Reply& reply) {
   switch (reply.type) {
-    case Reply::Type::kNil: return "(nil)";
-    case Reply::Type::kInteger: return fmt::format("(integer) {}", reply.integer);
-    case Reply::Type::kStatus: return reply.text;
-    case Reply::Type::kError: return "(error) " + reply.text;
-    case Reply::Type::kBulk: return fmt::format("\"{}\"", reply.text);
+    case Reply::Type::kNil:
+      return "(nil)";
+    case Reply::Type::kInteger:
+      return fmt::format("(integer) {}", reply.integer);
+    case Reply::Type::kStatus:
+      return reply.text;
+    case Reply::Type::kError:
+      return "(error) " + reply.text;
+    case Reply::Type::kBulk:
+      return fmt::format("\"{}\"", reply.text);
     case Reply::Type::kArray: {
       std::string out = "[";
       for (std::size_t i = 0; i < reply.elements.size(); ++i) {
@@ -119,7 +124,8 @@ Reply incr_decr(Ctx& ctx, std::int64_t sign, bool has_amount) {
   std::int64_t amount = 1;
   if (has_amount && !parse_strict_int(ctx.argv[2], amount)) return Reply::error(kNotInteger);
   if (sign < 0) {
-    if (amount == std::numeric_limits<std::int64_t>::min()) return Reply::error("ERR decrement would overflow");
+    if (amount == std::numeric_limits<std::int64_t>::min())
+      return Reply::error("ERR decrement would overflow");
     amount = -amount;
   }
   return incr_by(ctx, ctx.argv[1], amount);
@@ -132,13 +138,19 @@ Reply expire_generic(Ctx& ctx, std::int64_t unit_us) {
   bool nx = false, xx = false, gt = false, lt = false;
   for (std::size_t i = 3; i < ctx.argv.size(); ++i) {
     const std::string option = lower(ctx.argv[i]);
-    if (option == "nx") nx = true;
-    else if (option == "xx") xx = true;
-    else if (option == "gt") gt = true;
-    else if (option == "lt") lt = true;
-    else return Reply::error(fmt::format("ERR Unsupported option {}", ctx.argv[i]));
+    if (option == "nx")
+      nx = true;
+    else if (option == "xx")
+      xx = true;
+    else if (option == "gt")
+      gt = true;
+    else if (option == "lt")
+      lt = true;
+    else
+      return Reply::error(fmt::format("ERR Unsupported option {}", ctx.argv[i]));
   }
-  if (nx && (xx || gt || lt)) return Reply::error("ERR NX and XX, GT or LT options at the same time are not compatible");
+  if (nx && (xx || gt || lt))
+    return Reply::error("ERR NX and XX, GT or LT options at the same time are not compatible");
   if (gt && lt) return Reply::error("ERR GT and LT options at the same time are not compatible");
   if (amount > std::numeric_limits<std::int64_t>::max() / unit_us ||
       amount < std::numeric_limits<std::int64_t>::min() / unit_us) {
@@ -193,7 +205,8 @@ Reply cmd_set(Ctx& ctx) {
       get = true;
     } else if (option == "keepttl" && expire_at_us < 0) {
       keep_ttl = true;
-    } else if ((option == "ex" || option == "px") && !keep_ttl && expire_at_us < 0 && i + 1 < argv.size()) {
+    } else if ((option == "ex" || option == "px") && !keep_ttl && expire_at_us < 0 &&
+               i + 1 < argv.size()) {
       std::int64_t amount = 0;
       if (!parse_strict_int(argv[++i], amount)) return Reply::error(kNotInteger);
       const std::int64_t unit_us = option == "ex" ? kUsPerS : kUsPerMs;
@@ -243,7 +256,8 @@ Reply cmd_mget(Ctx& ctx) {
   for (std::size_t i = 1; i < ctx.argv.size(); ++i) {
     Entry* entry = ctx.lookup(ctx.argv[i]);
     // MGET answers nil for a key of another type instead of failing.
-    values.push_back(entry != nullptr && entry->type == Type::kString ? Reply::bulk(entry->value) : Reply::nil());
+    values.push_back(entry != nullptr && entry->type == Type::kString ? Reply::bulk(entry->value)
+                                                                      : Reply::nil());
   }
   return Reply::array(std::move(values));
 }
@@ -278,7 +292,8 @@ Entry* hash_entry(Ctx& ctx, bool create, Reply& error) {
 }
 
 Reply cmd_hset(Ctx& ctx) {
-  if (ctx.argv.size() % 2 != 0) return Reply::error(fmt::format("ERR wrong number of arguments for '{}' command", ctx.name()));
+  if (ctx.argv.size() % 2 != 0)
+    return Reply::error(fmt::format("ERR wrong number of arguments for '{}' command", ctx.name()));
   Reply error;
   Entry* entry = hash_entry(ctx, true, error);
   if (entry == nullptr) return error;
@@ -316,7 +331,8 @@ Reply cmd_hdel(Ctx& ctx) {
   if (error.is_error()) return error;
   if (entry == nullptr) return Reply::from_integer(0);
   std::int64_t removed = 0;
-  for (std::size_t i = 2; i < ctx.argv.size(); ++i) removed += static_cast<std::int64_t>(entry->hash.erase(ctx.argv[i]));
+  for (std::size_t i = 2; i < ctx.argv.size(); ++i)
+    removed += static_cast<std::int64_t>(entry->hash.erase(ctx.argv[i]));
   if (entry->hash.empty()) ctx.erase(ctx.argv[1]);  // Redis deletes an emptied hash
   return Reply::from_integer(removed);
 }
@@ -362,7 +378,8 @@ const std::vector<CommandRow>& command_table() {
       {"type", 2, cmd_type},
       {"mget", -2, cmd_mget},
       {"time", 1, cmd_time},
-      {"ping", -1, [](Ctx& c) { return c.argv.size() > 1 ? Reply::bulk(c.argv[1]) : Reply::status("PONG"); }},
+      {"ping", -1,
+       [](Ctx& c) { return c.argv.size() > 1 ? Reply::bulk(c.argv[1]) : Reply::status("PONG"); }},
       {"hset", -4, cmd_hset},
       {"hget", 3, cmd_hget},
       {"hmget", -3, cmd_hmget},
@@ -428,12 +445,14 @@ void MockStore::execute(std::span<const Command> commands, TimeUs server_now_us,
     if (row == nullptr) {
       std::string args;
       for (std::size_t i = 1; i < argv.size() && i < 4; ++i) args += fmt::format("'{}' ", argv[i]);
-      replies.push_back(Reply::error(fmt::format("ERR unknown command '{}', with args beginning with: {}", argv[0], args)));
+      replies.push_back(Reply::error(
+          fmt::format("ERR unknown command '{}', with args beginning with: {}", argv[0], args)));
       continue;
     }
     const auto argc = static_cast<int>(argv.size());
     if ((row->arity > 0 && argc != row->arity) || (row->arity < 0 && argc < -row->arity)) {
-      replies.push_back(Reply::error(fmt::format("ERR wrong number of arguments for '{}' command", row->name)));
+      replies.push_back(
+          Reply::error(fmt::format("ERR wrong number of arguments for '{}' command", row->name)));
       continue;
     }
     Context ctx{*this, argv, server_now_us};

@@ -9,19 +9,22 @@ namespace rlsim {
 
 void RedisCall::await_suspend(std::coroutine_handle<> waiting) { server_.submit(*this, waiting); }
 
-RedisServer::RedisServer(Simulator& sim, DataStore& store, const RedisTiming& timing, Rng network_rng)
+RedisServer::RedisServer(Simulator& sim, DataStore& store, const RedisTiming& timing,
+                         Rng network_rng)
     : sim_(sim), store_(store), timing_(timing), network_rng_(network_rng) {
   RLSIM_CHECK(timing.rtt_p99_us >= timing.rtt_p50_us && timing.timeout_us > 0);
   if (timing.rtt_p99_us > timing.rtt_p50_us) {
     RLSIM_CHECK(timing.rtt_p50_us > 0);
     // Lognormal with median p50 and 99th percentile p99: z(0.99) = 2.3263.
-    lognormal_sigma_ = std::log(static_cast<double>(timing.rtt_p99_us) / timing.rtt_p50_us) / 2.3263478740408408;
+    lognormal_sigma_ =
+        std::log(static_cast<double>(timing.rtt_p99_us) / timing.rtt_p50_us) / 2.3263478740408408;
   }
 }
 
 DurationUs RedisServer::sample_rtt_us() {
   if (lognormal_sigma_ == 0) return timing_.rtt_p50_us;
-  const double rtt_us = static_cast<double>(timing_.rtt_p50_us) * std::exp(lognormal_sigma_ * network_rng_.normal());
+  const double rtt_us =
+      static_cast<double>(timing_.rtt_p50_us) * std::exp(lognormal_sigma_ * network_rng_.normal());
   // Cap at a few timeouts: beyond that the client has gone anyway, and the cast stays in range.
   return static_cast<DurationUs>(std::min(rtt_us, static_cast<double>(timing_.timeout_us) * 4));
 }
@@ -62,9 +65,15 @@ void RedisServer::submit(RedisCall& call, std::coroutine_handle<> waiting) {
 void RedisServer::on_event(std::uint64_t arg) {
   const auto index = static_cast<std::uint32_t>(arg >> 2);
   switch (static_cast<Phase>(arg & 3)) {
-    case kArrive: arrive(index); break;
-    case kReply: complete(index, false); break;
-    case kTimeout: complete(index, true); break;
+    case kArrive:
+      arrive(index);
+      break;
+    case kReply:
+      complete(index, false);
+      break;
+    case kTimeout:
+      complete(index, true);
+      break;
   }
 }
 
@@ -73,7 +82,8 @@ void RedisServer::arrive(std::uint32_t index) {
   const TimeUs now_us = sim_.now();
   const TimeUs start_us = std::max(now_us, free_at_us_);
   stats_.max_queue_wait_us = std::max(stats_.max_queue_wait_us, start_us - now_us);
-  free_at_us_ = start_us + timing_.service_time_us * static_cast<DurationUs>(record.commands.size());
+  free_at_us_ =
+      start_us + timing_.service_time_us * static_cast<DurationUs>(record.commands.size());
   // Effects happen at the start of service on the server's clock; FIFO keeps starts monotonic.
   store_.execute(record.commands, kEpochUnixUs + start_us, record.replies);
   const TimeUs reply_at_us = free_at_us_ + record.back_us;

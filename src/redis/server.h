@@ -1,9 +1,10 @@
 #pragma once
 // The timing model of one Redis server, separate from its data store: a round-trip time sampled
-// per call and split evenly between the two legs and a single-threaded server that serves round trips FIFO, each command
-// taking `service_time_us`. Offered load beyond 1 / service_time therefore shows up as queueing
-// delay, and calls slower than the client's timeout fail with a timeout reply, although their
-// commands still run on the server (an INCR that timed out at the client still counted).
+// per call and split evenly between the two legs and a single-threaded server that serves round
+// trips FIFO, each command taking `service_time_us`. Offered load beyond 1 / service_time therefore
+// shows up as queueing delay, and calls slower than the client's timeout fail with a timeout reply,
+// although their commands still run on the server (an INCR that timed out at the client still
+// counted).
 #include <coroutine>
 #include <cstdint>
 #include <vector>
@@ -57,7 +58,9 @@ class RedisServer final : public EventTarget {
     commands.push_back(std::move(command));
     return RedisCall(*this, std::move(commands));
   }
-  RedisCall pipeline(std::vector<Command> commands) { return RedisCall(*this, std::move(commands)); }
+  RedisCall pipeline(std::vector<Command> commands) {
+    return RedisCall(*this, std::move(commands));
+  }
 
   const RedisStats& stats() const { return stats_; }
   const DataStore& store() const { return store_; }

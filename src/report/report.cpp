@@ -1,8 +1,8 @@
 #include "report/report.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace rlsim {
 namespace {
@@ -16,7 +16,9 @@ double per_request(std::uint64_t total, std::int64_t offered) {
 }
 
 // Rounds a ratio to 4 decimals so that reports stay readable and stable.
-double round4(double value) { return static_cast<double>(static_cast<std::int64_t>(value * 10000.0 + 0.5)) / 10000.0; }
+double round4(double value) {
+  return static_cast<double>(static_cast<std::int64_t>(value * 10000.0 + 0.5)) / 10000.0;
+}
 
 ordered_json limit_json(const LimitMetrics& limit) {
   ordered_json out;
@@ -59,7 +61,8 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
   out["redis_commands"] = result.redis_commands;
   out["redis_round_trips"] = result.redis_round_trips;
   out["redis_commands_per_request"] = round4(per_request(result.redis_commands, totals.offered));
-  out["redis_round_trips_per_request"] = round4(per_request(result.redis_round_trips, totals.offered));
+  out["redis_round_trips_per_request"] =
+      round4(per_request(result.redis_round_trips, totals.offered));
   out["redis_timeouts"] = result.redis_timeouts;
   out["redis_keys_at_end"] = result.redis_keys_at_end;
   out["latency_us"] = {{"p50", totals.latency_us.quantile(0.5)},
@@ -73,7 +76,8 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
                        {"instances", point.instances}});
   }
   ordered_json instances = ordered_json::array();
-  for (const auto& [at_us, count] : result.instance_counts) instances.push_back({{"at_s", seconds(at_us)}, {"count", count}});
+  for (const auto& [at_us, count] : result.instance_counts)
+    instances.push_back({{"at_s", seconds(at_us)}, {"count", count}});
   const Limit& first = scenario.limits.front();
   out["series"] = {{"limit", first.name},
                    {"window_s", seconds(first.window_us)},
@@ -93,11 +97,15 @@ ordered_json report_json(const RunResult& result) {
   out["duration_s"] = seconds(scenario.duration_us);
   ordered_json limits = ordered_json::array();
   for (const auto& limit : scenario.limits) {
-    limits.push_back({{"name", limit.name}, {"key", to_string(limit.key)}, {"limit", limit.limit}, {"window_s", seconds(limit.window_us)}});
+    limits.push_back({{"name", limit.name},
+                      {"key", to_string(limit.key)},
+                      {"limit", limit.limit},
+                      {"window_s", seconds(limit.window_us)}});
   }
   out["limits"] = limits;
   ordered_json strategies = ordered_json::array();
-  for (const auto& strategy : result.strategies) strategies.push_back(strategy_json(strategy, scenario));
+  for (const auto& strategy : result.strategies)
+    strategies.push_back(strategy_json(strategy, scenario));
   out["strategies"] = strategies;
   return out;
 }
@@ -111,12 +119,14 @@ std::string report_table(const RunResult& result, bool color) {
   out += paint(fmt::format("rlsim: {}", scenario.name), "1") + "\n";
   if (!scenario.description.empty()) out += scenario.description + "\n";
   for (const auto& limit : scenario.limits) {
-    out += fmt::format("limit {}: {} per {} per {}\n", limit.name, limit.limit, format_duration(limit.window_us), to_string(limit.key));
+    out += fmt::format("limit {}: {} per {} per {}\n", limit.name, limit.limit,
+                       format_duration(limit.window_us), to_string(limit.key));
   }
   out += "\n";
-  out += fmt::format("{:<22} {:>9} {:>9} {:>9} {:>7} {:>9} {:>8} {:>9} {:>8} {:>7} {:>6} {:>8} {:>8}\n", "strategy", "offered",
-                     "allowed", "denied", "errors", "overshoot", "rolling", "excess", "false_dn", "cmd/req", "rt/req",
-                     "p50_us", "p99_us");
+  out += fmt::format(
+      "{:<22} {:>9} {:>9} {:>9} {:>7} {:>9} {:>8} {:>9} {:>8} {:>7} {:>6} {:>8} {:>8}\n",
+      "strategy", "offered", "allowed", "denied", "errors", "overshoot", "rolling", "excess",
+      "false_dn", "cmd/req", "rt/req", "p50_us", "p99_us");
   for (const auto& strategy : result.strategies) {
     const OracleTotals& totals = strategy.totals;
     double overshoot = 0, rolling = 0;
@@ -128,20 +138,22 @@ std::string report_table(const RunResult& result, bool color) {
       false_denials = std::max(false_denials, limit.false_denials);
     }
     const std::string overshoot_text = fmt::format("{:>8.2f}x", overshoot);
-    out += fmt::format("{:<22} {:>9} {:>9} {:>9} {:>7} {} {:>7.2f}x {:>9} {:>8} {:>7.2f} {:>6.2f} {:>8} {:>8}\n", strategy.label,
-                       totals.offered, totals.allowed, totals.denied, totals.errors,
-                       paint(overshoot_text, overshoot > 1.0001 ? "31" : "32"), rolling, excess, false_denials,
-                       per_request(strategy.redis_commands, totals.offered),
-                       per_request(strategy.redis_round_trips, totals.offered), totals.latency_us.quantile(0.5),
-                       totals.latency_us.quantile(0.99));
+    out += fmt::format(
+        "{:<22} {:>9} {:>9} {:>9} {:>7} {} {:>7.2f}x {:>9} {:>8} {:>7.2f} {:>6.2f} {:>8} {:>8}\n",
+        strategy.label, totals.offered, totals.allowed, totals.denied, totals.errors,
+        paint(overshoot_text, overshoot > 1.0001 ? "31" : "32"), rolling, excess, false_denials,
+        per_request(strategy.redis_commands, totals.offered),
+        per_request(strategy.redis_round_trips, totals.offered), totals.latency_us.quantile(0.5),
+        totals.latency_us.quantile(0.99));
   }
   // A per-window view of the first limit: what one key actually got, against the limit.
   const Limit& first = scenario.limits.front();
   for (const auto& strategy : result.strategies) {
     const auto& series = strategy.totals.series;
     if (series.empty() || series.size() > 40) continue;
-    out += fmt::format("\n{}: most admitted for one {} per {} window (limit {}), and instances\n", strategy.label,
-                       to_string(first.key), format_duration(first.window_us), first.limit);
+    out += fmt::format("\n{}: most admitted for one {} per {} window (limit {}), and instances\n",
+                       strategy.label, to_string(first.key), format_duration(first.window_us),
+                       first.limit);
     std::string admitted_row = "  admitted  ";
     std::string instance_row = "  instances ";
     for (const auto& point : series) {

@@ -1,11 +1,10 @@
 #pragma once
 // Report renderers: the JSON report (a stable contract: later versions add fields, never rename)
 // and the human-readable table. Pure functions of the results; same input, same bytes.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "oracle/oracle.h"
 #include "scenario/model.h"

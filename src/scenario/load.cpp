@@ -1,11 +1,11 @@
 #include "scenario/load.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include <fmt/format.h>
 
 namespace rlsim {
 namespace {
@@ -28,7 +28,8 @@ class ObjectReader {
  public:
   ObjectReader(const json& object, std::string path, const std::string& file)
       : object_(object), path_(std::move(path)), file_(file) {
-    if (!object_.is_object()) fail(path_, fmt::format("expected an object, got {}", json_type_name(object_)));
+    if (!object_.is_object())
+      fail(path_, fmt::format("expected an object, got {}", json_type_name(object_)));
   }
 
   [[noreturn]] void fail(const std::string& path, const std::string& message) const {
@@ -54,7 +55,8 @@ class ObjectReader {
   std::string string_field(const std::string& key, const std::string* fallback) {
     const json* value = fallback ? find(key) : &require(key);
     if (value == nullptr) return *fallback;
-    if (!value->is_string()) fail(path_of(key), fmt::format("expected a string, got {}", json_type_name(*value)));
+    if (!value->is_string())
+      fail(path_of(key), fmt::format("expected a string, got {}", json_type_name(*value)));
     return value->get<std::string>();
   }
 
@@ -67,12 +69,15 @@ class ObjectReader {
 
   std::int64_t check_int(const json& value, const std::string& path, std::int64_t min,
                          std::int64_t max) const {
-    if (!value.is_number_integer()) fail(path, fmt::format("expected an integer, got {}", json_type_name(value)));
-    if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
+    if (!value.is_number_integer())
+      fail(path, fmt::format("expected an integer, got {}", json_type_name(value)));
+    if (value.is_number_unsigned() &&
+        value.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
       fail(path, fmt::format("expected an integer from {} to {}", min, max));
     }
     const auto number = value.get<std::int64_t>();
-    if (number < min || number > max) fail(path, fmt::format("expected an integer from {} to {}, got {}", min, max, number));
+    if (number < min || number > max)
+      fail(path, fmt::format("expected an integer from {} to {}, got {}", min, max, number));
     return number;
   }
 
@@ -86,16 +91,20 @@ class ObjectReader {
   DurationUs check_duration(const json& value, const std::string& path, DurationUs min_us,
                             DurationUs max_us, bool allow_negative = false) const {
     if (!value.is_string()) {
-      fail(path, fmt::format("expected a duration string such as \"250us\", \"2ms\", \"1.5s\", \"1m\", \"1h\", got {}", json_type_name(value)));
+      fail(path, fmt::format("expected a duration string such as \"250us\", \"2ms\", \"1.5s\", "
+                             "\"1m\", \"1h\", got {}",
+                             json_type_name(value)));
     }
     const auto text = value.get<std::string>();
     const auto parsed = parse_duration(text, allow_negative);
     if (!parsed) {
-      fail(path, fmt::format("expected a duration such as \"250us\", \"2ms\", \"1.5s\", \"1m\", \"1h\"{}, got \"{}\"",
+      fail(path, fmt::format("expected a duration such as \"250us\", \"2ms\", \"1.5s\", \"1m\", "
+                             "\"1h\"{}, got \"{}\"",
                              allow_negative ? " (may be negative)" : "", text));
     }
     if (*parsed < min_us || *parsed > max_us) {
-      fail(path, fmt::format("expected a duration from {} to {}, got \"{}\"", format_duration(min_us), format_duration(max_us), text));
+      fail(path, fmt::format("expected a duration from {} to {}, got \"{}\"",
+                             format_duration(min_us), format_duration(max_us), text));
     }
     return *parsed;
   }
@@ -104,19 +113,27 @@ class ObjectReader {
     const json* value = required ? &require(key) : find(key);
     if (value == nullptr) return fallback;
     const std::string path = path_of(key);
-    if (!value->is_string()) fail(path, fmt::format("expected a rate string such as \"100/s\", \"2000/m\", \"50/h\", got {}", json_type_name(*value)));
+    if (!value->is_string())
+      fail(path,
+           fmt::format("expected a rate string such as \"100/s\", \"2000/m\", \"50/h\", got {}",
+                       json_type_name(*value)));
     const auto text = value->get<std::string>();
     const auto rate = parse_rate_per_s(text);
-    if (!rate) fail(path, fmt::format("expected a rate such as \"100/s\", \"2000/m\", \"50/h\", got \"{}\"", text));
+    if (!rate)
+      fail(path, fmt::format("expected a rate such as \"100/s\", \"2000/m\", \"50/h\", got \"{}\"",
+                             text));
     if (!(*rate > 0)) fail(path, fmt::format("expected a positive rate, got \"{}\"", text));
-    if (*rate > 1e7) fail(path, fmt::format("expected a rate of at most 10000000/s, got \"{}\"", text));
+    if (*rate > 1e7)
+      fail(path, fmt::format("expected a rate of at most 10000000/s, got \"{}\"", text));
     return *rate;
   }
 
   template <typename Enum, std::size_t N>
-  Enum enum_field(const std::string& key, Enum fallback, const std::pair<const char*, Enum> (&choices)[N]) {
+  Enum enum_field(const std::string& key, Enum fallback,
+                  const std::pair<const char*, Enum> (&choices)[N]) {
     const std::string fallback_name = [&] {
-      for (const auto& [name, e] : choices) if (e == fallback) return std::string(name);
+      for (const auto& [name, e] : choices)
+        if (e == fallback) return std::string(name);
       return std::string();
     }();
     const std::string text = string_field(key, &fallback_name);
@@ -129,13 +146,16 @@ class ObjectReader {
     fail(path_of(key), fmt::format("expected one of {}, got \"{}\"", names, text));
   }
 
-  const json& array_field(const std::string& key, bool required, std::size_t min_size, std::size_t max_size) {
+  const json& array_field(const std::string& key, bool required, std::size_t min_size,
+                          std::size_t max_size) {
     static const json empty = json::array();
     const json* value = required ? &require(key) : find(key);
     if (value == nullptr) return empty;
-    if (!value->is_array()) fail(path_of(key), fmt::format("expected an array, got {}", json_type_name(*value)));
+    if (!value->is_array())
+      fail(path_of(key), fmt::format("expected an array, got {}", json_type_name(*value)));
     if (value->size() < min_size || value->size() > max_size) {
-      fail(path_of(key), fmt::format("expected from {} to {} entries, got {}", min_size, max_size, value->size()));
+      fail(path_of(key), fmt::format("expected from {} to {} entries, got {}", min_size, max_size,
+                                     value->size()));
     }
     return *value;
   }
@@ -158,18 +178,23 @@ class ObjectReader {
   std::set<std::string> known_;
 };
 
-constexpr std::pair<const char*, LimitKey> kLimitKeys[] = {
-    {"user", LimitKey::kUser}, {"ip", LimitKey::kIp}, {"endpoint", LimitKey::kEndpoint}, {"global", LimitKey::kGlobal}};
+constexpr std::pair<const char*, LimitKey> kLimitKeys[] = {{"user", LimitKey::kUser},
+                                                           {"ip", LimitKey::kIp},
+                                                           {"endpoint", LimitKey::kEndpoint},
+                                                           {"global", LimitKey::kGlobal}};
 constexpr std::pair<const char*, BalancerPolicy> kPolicies[] = {
-    {"round_robin", BalancerPolicy::kRoundRobin}, {"random", BalancerPolicy::kRandom},
-    {"least_inflight", BalancerPolicy::kLeastInflight}, {"sticky", BalancerPolicy::kSticky}};
+    {"round_robin", BalancerPolicy::kRoundRobin},
+    {"random", BalancerPolicy::kRandom},
+    {"least_inflight", BalancerPolicy::kLeastInflight},
+    {"sticky", BalancerPolicy::kSticky}};
 constexpr std::pair<const char*, Arrival> kArrivals[] = {
     {"poisson", Arrival::kPoisson}, {"constant", Arrival::kConstant}, {"burst", Arrival::kBurst}};
 
 bool valid_name(const std::string& name) {
   if (name.empty() || name.size() > 64) return false;
   for (char c : name) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return false;
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
+      return false;
   }
   return true;
 }
@@ -177,7 +202,8 @@ bool valid_name(const std::string& name) {
 std::string name_field(ObjectReader& reader, const std::string& key, const std::string* fallback) {
   std::string name = reader.string_field(key, fallback);
   if (!valid_name(name)) {
-    reader.fail(reader.path_of(key), fmt::format("expected 1 to 64 characters from [A-Za-z0-9_.-], got \"{}\"", name));
+    reader.fail(reader.path_of(key),
+                fmt::format("expected 1 to 64 characters from [A-Za-z0-9_.-], got \"{}\"", name));
   }
   return name;
 }
@@ -188,8 +214,10 @@ Limit read_limit(const json& value, const std::string& path, const std::string& 
   limit.name = name_field(reader, "name", nullptr);
   limit.key = reader.enum_field("key", LimitKey::kUser, kLimitKeys);
   limit.limit = reader.int_field("limit", nullptr, 1, ScenarioBounds::kMaxLimitValue);
-  limit.window_us = reader.duration_field("window", nullptr, kUsPerMs, ScenarioBounds::kMaxDurationUs);
-  if (limit.window_us % kUsPerMs != 0) reader.fail(reader.path_of("window"), "expected a whole number of milliseconds");
+  limit.window_us =
+      reader.duration_field("window", nullptr, kUsPerMs, ScenarioBounds::kMaxDurationUs);
+  if (limit.window_us % kUsPerMs != 0)
+    reader.fail(reader.path_of("window"), "expected a whole number of milliseconds");
   reader.reject_unknown();
   return limit;
 }
@@ -197,31 +225,37 @@ Limit read_limit(const json& value, const std::string& path, const std::string& 
 InstancesSpec read_instances(const json& value, const std::string& file, DurationUs duration_us) {
   ObjectReader reader(value, "instances", file);
   InstancesSpec spec;
-  spec.count = static_cast<int>(reader.int_field("count", nullptr, 1, ScenarioBounds::kMaxInstances));
-  const json& schedule = reader.array_field("schedule", false, 0, ScenarioBounds::kMaxScheduleSteps);
+  spec.count =
+      static_cast<int>(reader.int_field("count", nullptr, 1, ScenarioBounds::kMaxInstances));
+  const json& schedule =
+      reader.array_field("schedule", false, 0, ScenarioBounds::kMaxScheduleSteps);
   TimeUs previous_us = 0;
   for (std::size_t i = 0; i < schedule.size(); ++i) {
     ObjectReader step_reader(schedule[i], fmt::format("instances.schedule[{}]", i), file);
     ScheduleStep step;
     step.at_us = step_reader.duration_field("at", nullptr, 0, duration_us);
     if (i > 0 && step.at_us <= previous_us) {
-      step_reader.fail(step_reader.path_of("at"), "expected schedule times in strictly increasing order");
+      step_reader.fail(step_reader.path_of("at"),
+                       "expected schedule times in strictly increasing order");
     }
     previous_us = step.at_us;
-    step.count = static_cast<int>(step_reader.int_field("count", nullptr, 1, ScenarioBounds::kMaxInstances));
+    step.count =
+        static_cast<int>(step_reader.int_field("count", nullptr, 1, ScenarioBounds::kMaxInstances));
     step_reader.reject_unknown();
     spec.schedule.push_back(step);
   }
   if (const json* clock = reader.find("clock")) {
     ObjectReader clock_reader(*clock, "instances.clock", file);
-    const json& offsets = clock_reader.array_field("offsets", false, 0, ScenarioBounds::kMaxInstances * 2);
+    const json& offsets =
+        clock_reader.array_field("offsets", false, 0, ScenarioBounds::kMaxInstances * 2);
     for (std::size_t i = 0; i < offsets.size(); ++i) {
       spec.clock_offsets.push_back(clock_reader.check_duration(
-          offsets[i], fmt::format("instances.clock.offsets[{}]", i), -ScenarioBounds::kMaxClockOffsetUs,
-          ScenarioBounds::kMaxClockOffsetUs, true));
+          offsets[i], fmt::format("instances.clock.offsets[{}]", i),
+          -ScenarioBounds::kMaxClockOffsetUs, ScenarioBounds::kMaxClockOffsetUs, true));
     }
     const DurationUs zero = 0;
-    spec.clock_spread_us = clock_reader.duration_field("spread", &zero, 0, ScenarioBounds::kMaxClockOffsetUs);
+    spec.clock_spread_us =
+        clock_reader.duration_field("spread", &zero, 0, ScenarioBounds::kMaxClockOffsetUs);
     clock_reader.reject_unknown();
   }
   reader.reject_unknown();
@@ -246,12 +280,15 @@ TrafficGroup read_traffic(const json& value, const std::string& path, const std:
   const DurationUs zero = 0;
   group.start_us = reader.duration_field("start", &zero, 0, duration_us);
   group.end_us = reader.duration_field("end", &duration_us, 0, duration_us);
-  if (group.end_us <= group.start_us) reader.fail(reader.path_of("end"), "expected end to be after start");
+  if (group.end_us <= group.start_us)
+    reader.fail(reader.path_of("end"), "expected end to be after start");
   group.ips = reader.int_field("ips", &group.users, 1, group.users);
-  const json& endpoints = reader.array_field("endpoints", false, 1, ScenarioBounds::kMaxEndpointsPerGroup);
+  const json& endpoints =
+      reader.array_field("endpoints", false, 1, ScenarioBounds::kMaxEndpointsPerGroup);
   for (std::size_t i = 0; i < endpoints.size(); ++i) {
     const std::string item_path = fmt::format("{}.endpoints[{}]", path, i);
-    if (!endpoints[i].is_string() || endpoints[i].get<std::string>().empty() || endpoints[i].get<std::string>().size() > 128) {
+    if (!endpoints[i].is_string() || endpoints[i].get<std::string>().empty() ||
+        endpoints[i].get<std::string>().size() > 128) {
       reader.fail(item_path, "expected a non-empty string of at most 128 characters");
     }
     group.endpoints.push_back(endpoints[i].get<std::string>());
@@ -273,8 +310,10 @@ RedisSpec read_redis(const json* value, const std::string& file) {
       ObjectReader rtt_reader(*rtt, "redis.rtt", file);
       spec.rtt.p50_us = rtt_reader.duration_field("p50", nullptr, 0, max_us);
       spec.rtt.p99_us = rtt_reader.duration_field("p99", nullptr, 0, max_us);
-      if (spec.rtt.p99_us < spec.rtt.p50_us) rtt_reader.fail("redis.rtt.p99", "expected p99 >= p50");
-      if (spec.rtt.p99_us > spec.rtt.p50_us && spec.rtt.p50_us == 0) rtt_reader.fail("redis.rtt.p50", "expected p50 > 0 when p99 > p50");
+      if (spec.rtt.p99_us < spec.rtt.p50_us)
+        rtt_reader.fail("redis.rtt.p99", "expected p99 >= p50");
+      if (spec.rtt.p99_us > spec.rtt.p50_us && spec.rtt.p50_us == 0)
+        rtt_reader.fail("redis.rtt.p50", "expected p50 > 0 when p99 > p50");
       rtt_reader.reject_unknown();
     }
   }
@@ -296,9 +335,14 @@ StrategySpec read_strategy(const json& value, const std::string& path, const std
       if (it.key() != "name" && it.key() != "label") spec.params[it.key()] = it.value();
     }
     spec.label = reader.string_field("label", &spec.name);
-    if (!valid_name(spec.label)) reader.fail(reader.path_of("label"), fmt::format("expected 1 to 64 characters from [A-Za-z0-9_.-], got \"{}\"", spec.label));
+    if (!valid_name(spec.label))
+      reader.fail(
+          reader.path_of("label"),
+          fmt::format("expected 1 to 64 characters from [A-Za-z0-9_.-], got \"{}\"", spec.label));
   } else {
-    ObjectReader(json::object(), path, file).fail(path, fmt::format("expected a strategy name or an object with \"name\", got {}", json_type_name(value)));
+    ObjectReader(json::object(), path, file)
+        .fail(path, fmt::format("expected a strategy name or an object with \"name\", got {}",
+                                json_type_name(value)));
   }
   if (spec.label.empty()) spec.label = spec.name;
   return spec;
@@ -306,7 +350,8 @@ StrategySpec read_strategy(const json& value, const std::string& path, const std
 
 double expected_requests(const TrafficGroup& group) {
   const double seconds = static_cast<double>(group.end_us - group.start_us) / kUsPerS;
-  return static_cast<double>(group.users) * seconds * (group.rate_per_s + group.ramp_to_per_s) / 2.0;
+  return static_cast<double>(group.users) * seconds * (group.rate_per_s + group.ramp_to_per_s) /
+         2.0;
 }
 
 // Turns nlohmann's byte offset into "line:column" (1-based) for syntax errors.
@@ -326,21 +371,25 @@ std::string line_column(const std::string& text, std::size_t byte_offset) {
 }  // namespace
 
 const char* to_string(LimitKey key) {
-  for (const auto& [name, k] : kLimitKeys) if (k == key) return name;
+  for (const auto& [name, k] : kLimitKeys)
+    if (k == key) return name;
   return "?";
 }
 const char* to_string(BalancerPolicy policy) {
-  for (const auto& [name, p] : kPolicies) if (p == policy) return name;
+  for (const auto& [name, p] : kPolicies)
+    if (p == policy) return name;
   return "?";
 }
 const char* to_string(Arrival arrival) {
-  for (const auto& [name, a] : kArrivals) if (a == arrival) return name;
+  for (const auto& [name, a] : kArrivals)
+    if (a == arrival) return name;
   return "?";
 }
 
 const char* to_string(Algorithm algorithm) {
   switch (algorithm) {
-    case Algorithm::kFixedWindow: return "fixed_window";
+    case Algorithm::kFixedWindow:
+      return "fixed_window";
   }
   return "?";
 }
@@ -357,7 +406,8 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
     root = json::parse(text);
   } catch (const json::parse_error& error) {
     std::string what = error.what();
-    // nlohmann's message starts with "[json.exception.parse_error.101] parse error at line L, column C: ".
+    // nlohmann's message starts with "[json.exception.parse_error.101] parse error at line L,
+    // column C: ".
     const auto colon = what.find(": ");
     const auto detail = what.find(": ", colon + 2);
     throw ScenarioError(fmt::format("{}:{}: syntax error: {}", file, line_column(text, error.byte),
@@ -369,25 +419,30 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
   const std::string empty;
   scenario.description = reader.string_field("description", &empty);
   if (const json* seed = reader.find("seed")) {
-    if (!seed->is_number_unsigned() && !(seed->is_number_integer() && seed->get<std::int64_t>() >= 0)) {
-      reader.fail("seed", fmt::format("expected a non-negative integer, got {}", json_type_name(*seed)));
+    if (!seed->is_number_unsigned() &&
+        !(seed->is_number_integer() && seed->get<std::int64_t>() >= 0)) {
+      reader.fail("seed",
+                  fmt::format("expected a non-negative integer, got {}", json_type_name(*seed)));
     }
     scenario.seed = seed->get<std::uint64_t>();
   }
-  scenario.duration_us = reader.duration_field("duration", nullptr, kUsPerMs, ScenarioBounds::kMaxDurationUs);
+  scenario.duration_us =
+      reader.duration_field("duration", nullptr, kUsPerMs, ScenarioBounds::kMaxDurationUs);
 
   const json& limits = reader.array_field("limits", true, 1, ScenarioBounds::kMaxLimits);
   std::set<std::string> limit_names;
   for (std::size_t i = 0; i < limits.size(); ++i) {
     const std::string path = fmt::format("limits[{}]", i);
     scenario.limits.push_back(read_limit(limits[i], path, file));
-    if (!limit_names.insert(scenario.limits.back().name).second) reader.fail(path + ".name", "duplicate limit name");
+    if (!limit_names.insert(scenario.limits.back().name).second)
+      reader.fail(path + ".name", "duplicate limit name");
   }
 
   scenario.instances = read_instances(reader.require("instances"), file, scenario.duration_us);
   if (const json* balancer = reader.find("load_balancer")) {
     ObjectReader balancer_reader(*balancer, "load_balancer", file);
-    scenario.balancer = balancer_reader.enum_field("policy", BalancerPolicy::kRoundRobin, kPolicies);
+    scenario.balancer =
+        balancer_reader.enum_field("policy", BalancerPolicy::kRoundRobin, kPolicies);
     balancer_reader.reject_unknown();
   }
 
@@ -397,23 +452,29 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
   for (std::size_t i = 0; i < traffic.size(); ++i) {
     const std::string path = fmt::format("traffic[{}]", i);
     scenario.traffic.push_back(read_traffic(traffic[i], path, file, scenario.duration_us));
-    if (!group_names.insert(scenario.traffic.back().name).second) reader.fail(path + ".name", "duplicate traffic group name");
+    if (!group_names.insert(scenario.traffic.back().name).second)
+      reader.fail(path + ".name", "duplicate traffic group name");
     offered += expected_requests(scenario.traffic.back());
   }
   if (offered > ScenarioBounds::kMaxOfferedRequests) {
-    reader.fail("traffic", fmt::format("expected at most {:.0f} offered requests in all, the groups offer about {:.0f}",
-                                       ScenarioBounds::kMaxOfferedRequests, offered));
+    reader.fail(
+        "traffic",
+        fmt::format(
+            "expected at most {:.0f} offered requests in all, the groups offer about {:.0f}",
+            ScenarioBounds::kMaxOfferedRequests, offered));
   }
 
   scenario.redis = read_redis(reader.find("redis"), file);
 
-  const json& strategies = reader.array_field("strategies", true, 1, ScenarioBounds::kMaxStrategies);
+  const json& strategies =
+      reader.array_field("strategies", true, 1, ScenarioBounds::kMaxStrategies);
   std::set<std::string> labels;
   for (std::size_t i = 0; i < strategies.size(); ++i) {
     const std::string path = fmt::format("strategies[{}]", i);
     scenario.strategies.push_back(read_strategy(strategies[i], path, file));
     if (!labels.insert(scenario.strategies.back().label).second) {
-      reader.fail(path, fmt::format("duplicate strategy label \"{}\" (give one a \"label\")", scenario.strategies.back().label));
+      reader.fail(path, fmt::format("duplicate strategy label \"{}\" (give one a \"label\")",
+                                    scenario.strategies.back().label));
     }
   }
   reader.reject_unknown();
@@ -425,7 +486,8 @@ Scenario load_scenario(const std::string& path) {
   if (!in) throw ScenarioError(fmt::format("{}: cannot read the file", path));
   std::ostringstream text;
   text << in.rdbuf();
-  if (text.str().size() > 16 * 1024 * 1024) throw ScenarioError(fmt::format("{}: file is larger than 16 MiB", path));
+  if (text.str().size() > 16 * 1024 * 1024)
+    throw ScenarioError(fmt::format("{}: file is larger than 16 MiB", path));
   return parse_scenario(text.str(), path);
 }
 

@@ -2,10 +2,9 @@
 // The validated scenario: what a scenario file says, in rlsim's units, after every check in
 // scenario/load.cpp has passed. Everything below this layer may assume these invariants hold.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/time.h"
 

@@ -52,6 +52,8 @@ class InMemory final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_in_memory(StrategyEnv env) { return std::make_unique<InMemory>(std::move(env)); }
+std::unique_ptr<Strategy> make_in_memory(StrategyEnv env) {
+  return std::make_unique<InMemory>(std::move(env));
+}
 
 }  // namespace rlsim

@@ -44,12 +44,14 @@ class RedisFixedWindow final : public Strategy {
       }
       if (count.integer == 1) {
         // A second round trip: if it is lost, the key keeps no TTL (the lesson's Lua fixes that).
-        Command expire = window_ms % 1000 == 0 ? command("EXPIRE", key, std::to_string(2 * window_ms / 1000))
-                                               : command("PEXPIRE", key, std::to_string(2 * window_ms));
+        Command expire = window_ms % 1000 == 0
+                             ? command("EXPIRE", key, std::to_string(2 * window_ms / 1000))
+                             : command("PEXPIRE", key, std::to_string(2 * window_ms));
         const Reply expired = std::move((co_await env_.redis.call(std::move(expire))).front());
         if (expired.is_error()) decision.error = true;
       }
-      if (count.integer > limit.limit) co_return Decision{false, static_cast<int>(i), decision.error};
+      if (count.integer > limit.limit)
+        co_return Decision{false, static_cast<int>(i), decision.error};
     }
     co_return decision;
   }

@@ -4,10 +4,9 @@
 // the client timeout), so its code reads like the lesson's. Strategies see the instance clock,
 // never true time.
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/simulator.h"
 #include "core/task.h"

@@ -1,8 +1,8 @@
 #include "world/catalog.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace rlsim {
 
@@ -25,15 +25,22 @@ Catalog::Catalog(const Scenario& scenario) {
 
 void Catalog::append_key_text(std::string& out, const Request& request, LimitKey key) const {
   switch (key) {
-    case LimitKey::kUser: fmt::format_to(std::back_inserter(out), "{}", request.user); return;
+    case LimitKey::kUser:
+      fmt::format_to(std::back_inserter(out), "{}", request.user);
+      return;
     case LimitKey::kIp: {
       // 10.0.0.0/8 gives room for every IP id a scenario can have.
       const std::uint32_t host = request.ip + 1;
-      fmt::format_to(std::back_inserter(out), "10.{}.{}.{}", (host >> 16) & 255, (host >> 8) & 255, host & 255);
+      fmt::format_to(std::back_inserter(out), "10.{}.{}.{}", (host >> 16) & 255, (host >> 8) & 255,
+                     host & 255);
       return;
     }
-    case LimitKey::kEndpoint: out += endpoints_[request.endpoint]; return;
-    case LimitKey::kGlobal: out += "all"; return;
+    case LimitKey::kEndpoint:
+      out += endpoints_[request.endpoint];
+      return;
+    case LimitKey::kGlobal:
+      out += "all";
+      return;
   }
 }
 

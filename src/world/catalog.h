@@ -16,10 +16,14 @@ class Catalog {
   // The id a limit keyed on `key` counts this request under (user id, ip id, endpoint id, or 0).
   static std::uint64_t key_id(const Request& request, LimitKey key) {
     switch (key) {
-      case LimitKey::kUser: return request.user;
-      case LimitKey::kIp: return request.ip;
-      case LimitKey::kEndpoint: return request.endpoint;
-      case LimitKey::kGlobal: return 0;
+      case LimitKey::kUser:
+        return request.user;
+      case LimitKey::kIp:
+        return request.ip;
+      case LimitKey::kEndpoint:
+        return request.endpoint;
+      case LimitKey::kGlobal:
+        return 0;
     }
     return 0;
   }

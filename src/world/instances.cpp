@@ -41,9 +41,15 @@ Instance& InstancePool::route(const Request& request) {
   const auto n = static_cast<std::uint64_t>(active_.size());
   std::uint64_t position = 0;
   switch (policy_) {
-    case BalancerPolicy::kRoundRobin: position = round_robin_next_++ % n; break;
-    case BalancerPolicy::kRandom: position = balancer_rng_.below(n); break;
-    case BalancerPolicy::kSticky: position = mix64(seed_ ^ (0x5157ULL << 32) ^ request.user) % n; break;
+    case BalancerPolicy::kRoundRobin:
+      position = round_robin_next_++ % n;
+      break;
+    case BalancerPolicy::kRandom:
+      position = balancer_rng_.below(n);
+      break;
+    case BalancerPolicy::kSticky:
+      position = mix64(seed_ ^ (0x5157ULL << 32) ^ request.user) % n;
+      break;
     case BalancerPolicy::kLeastInflight: {
       // Ties go round-robin, so an idle pool still spreads load evenly.
       const std::uint64_t offset = round_robin_next_++ % n;

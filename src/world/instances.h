@@ -20,7 +20,9 @@ struct Instance {
   bool active = false;
   TimeUs started_us = 0;
   // The instance's reading of Unix time in microseconds when true time is `true_now_us`.
-  TimeUs local_unix_us(TimeUs true_now_us) const { return kEpochUnixUs + true_now_us + clock_offset_us; }
+  TimeUs local_unix_us(TimeUs true_now_us) const {
+    return kEpochUnixUs + true_now_us + clock_offset_us;
+  }
 };
 
 // Receives instance lifecycle changes (strategies drop local state on stop).
@@ -53,8 +55,8 @@ class InstancePool {
   BalancerPolicy policy_;
   std::uint64_t seed_;
   Rng balancer_rng_;
-  std::deque<Instance> all_;            // indexed by id; a deque keeps references stable
-  std::vector<std::uint32_t> active_;   // ids in start order
+  std::deque<Instance> all_;           // indexed by id; a deque keeps references stable
+  std::vector<std::uint32_t> active_;  // ids in start order
   std::uint64_t round_robin_next_ = 0;
 };
 

@@ -13,12 +13,15 @@ TrafficSource::TrafficSource(Simulator& sim, const TrafficGroup& group, std::uin
       catalog_(catalog),
       sink_(sink),
       rng_(seed, "traffic", group_index),
-      max_rate_per_s_(static_cast<double>(group.users) * std::max(group.rate_per_s, group.ramp_to_per_s)) {}
+      max_rate_per_s_(static_cast<double>(group.users) *
+                      std::max(group.rate_per_s, group.ramp_to_per_s)) {}
 
 double TrafficSource::total_rate_per_s(double t_us) const {
   const double span_us = static_cast<double>(group_.end_us - group_.start_us);
-  const double progress = std::clamp((t_us - static_cast<double>(group_.start_us)) / span_us, 0.0, 1.0);
-  const double per_user_per_s = group_.rate_per_s + (group_.ramp_to_per_s - group_.rate_per_s) * progress;
+  const double progress =
+      std::clamp((t_us - static_cast<double>(group_.start_us)) / span_us, 0.0, 1.0);
+  const double per_user_per_s =
+      group_.rate_per_s + (group_.ramp_to_per_s - group_.rate_per_s) * progress;
   return static_cast<double>(group_.users) * per_user_per_s;
 }
 
@@ -41,7 +44,8 @@ bool TrafficSource::schedule_next(double after_us) {
   } else {
     // Thinning (Lewis-Shedler): candidates at the peak rate, kept with probability rate(t)/peak,
     // which is exact for a ramped Poisson process. Bursts are a Poisson process of bursts.
-    const double burst = group_.arrival == Arrival::kBurst ? static_cast<double>(group_.burst_size) : 1.0;
+    const double burst =
+        group_.arrival == Arrival::kBurst ? static_cast<double>(group_.burst_size) : 1.0;
     const double peak_per_s = max_rate_per_s_ / burst;
     while (true) {
       t_us += rng_.exponential(static_cast<double>(kUsPerS) / peak_per_s);
@@ -61,9 +65,11 @@ void TrafficSource::emit(TimeUs at_us, std::uint32_t user_index) {
   request.arrival_us = at_us;
   request.group = group_index_;
   request.user = catalog_.first_user(group_index_) + user_index;
-  request.ip = catalog_.first_ip(group_index_) + user_index % static_cast<std::uint32_t>(group_.ips);
+  request.ip =
+      catalog_.first_ip(group_index_) + user_index % static_cast<std::uint32_t>(group_.ips);
   const auto endpoint_count = static_cast<std::uint32_t>(group_.endpoints.size());
-  const auto endpoint_index = endpoint_count == 1 ? 0u : static_cast<std::uint32_t>(rng_.below(endpoint_count));
+  const auto endpoint_index =
+      endpoint_count == 1 ? 0u : static_cast<std::uint32_t>(rng_.below(endpoint_count));
   request.endpoint = catalog_.endpoint_id(group_index_, endpoint_index);
   ++emitted_;
   sink_.on_request(request);

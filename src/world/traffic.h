@@ -32,7 +32,7 @@ class TrafficSource final : public EventTarget {
 
  private:
   double total_rate_per_s(double t_us) const;  // all users together, at true time t
-  bool schedule_next(double after_us);           // false once past the group's end
+  bool schedule_next(double after_us);         // false once past the group's end
   void emit(TimeUs at_us, std::uint32_t user_index);
 
   Simulator& sim_;
