@@ -1,110 +1,500 @@
-// End to end: the rlsim binary as a user runs it.
+// End to end: the rlsim binary as a user runs it, in a fresh temporary directory. Checks exit
+// codes (0 ok, 2 bad input, 3 report not writable), one-line error messages naming the file and
+// JSON path, the report file, --json, --strategy, --seed, colour rules and determinism.
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
-#include <cstdio>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace fs = std::filesystem;
+using Catch::Contains;
+using Catch::StartsWith;
+using nlohmann::json;
 
 namespace {
 
-struct Outcome {
-  int status = -1;
-  std::string out;
-};
+const std::string kBinary = RLSIM_BINARY;
+const fs::path kScenarios = fs::path(RLSIM_SOURCE_DIR) / "scenarios";
 
-// Runs rlsim with `args` (shell syntax); stdout captured, stderr merged when `merge_stderr`.
-Outcome rlsim(const std::string& args, bool merge_stderr = false) {
-  const std::string command = std::string("NO_COLOR=1 ") + RLSIM_BINARY + " " + args +
-                              (merge_stderr ? " 2>&1" : " 2>/dev/null");
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  Outcome outcome;
-  char buffer[4096];
-  std::size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) outcome.out.append(buffer, n);
-  const int raw = ::pclose(pipe);
-  outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return outcome;
+std::string quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
 }
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("rlsim-cli-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path);
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
 }
 
-const std::string kScenarios = std::string(RLSIM_SOURCE_DIR) + "/scenarios/";
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  REQUIRE(out.good());
+}
+
+std::size_t count_char(const std::string& text, char c) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), c));
+}
+
+// A unique directory under the system temp directory, removed when the test ends.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    path_ = fs::temp_directory_path() / ("rlsim-test-cli-" + std::to_string(::getpid()) + "-" +
+                                         std::to_string(counter++) + "-" + std::to_string(stamp));
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+  fs::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  fs::path path_;
+};
+
+struct Outcome {
+  int status = -1;  // exit status, or -1 when rlsim did not exit normally
+  std::string out;
+  std::string err;
+};
+
+// Runs `command` (shell syntax) in `cwd` with stdout and stderr captured separately; stdout is
+// not a terminal and stdin is /dev/null.
+Outcome shell_in(const fs::path& cwd, const std::string& command) {
+  static std::atomic<int> counter{0};
+  const int n = counter++;
+  const fs::path out = cwd / (".stdout-" + std::to_string(n));
+  const fs::path err = cwd / (".stderr-" + std::to_string(n));
+  const std::string full = "cd " + quote(cwd.string()) + " && { " + command + " ; } >" +
+                           quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
+  const int raw = std::system(full.c_str());
+  Outcome outcome;
+  outcome.status = raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  outcome.out = read_file(out);
+  outcome.err = read_file(err);
+  fs::remove(out);
+  fs::remove(err);
+  return outcome;
+}
+
+// The shell command that runs `rlsim <args>` with NO_COLOR unset and `env` (assignments such as
+// "NO_COLOR=1") in its environment.
+std::string rlsim_command(const std::string& args, const std::string& env) {
+  return "env -u NO_COLOR " + env + " " + quote(kBinary) + " " + args;
+}
+
+Outcome rlsim_in(const fs::path& cwd, const std::string& args, const std::string& env = "") {
+  return shell_in(cwd, rlsim_command(args, env));
+}
+
+// A small scenario that runs in milliseconds: 5 s of simulated time, Poisson traffic, a random
+// balancer and clock skew, so that a different seed gives different numbers.
+const char* const kFastScenario = R"({
+  "name": "fast",
+  "seed": 9,
+  "duration": "5s",
+  "limits": [{"name": "per_user", "key": "user", "limit": 20, "window": "1s"}],
+  "instances": {"count": 3, "schedule": [{"at": "2s", "count": 4}], "clock": {"spread": "5ms"}},
+  "load_balancer": {"policy": "random"},
+  "traffic": [{"name": "g", "users": 4, "rate": "40/s"}],
+  "redis": {"rtt": {"p50": "0.5ms", "p99": "2ms"}, "timeout": "20ms"},
+  "strategies": ["in_memory", "redis_fixed_window",
+                 {"name": "redis_fixed_window", "label": "closed", "on_error": "deny"}]
+})";
+
+// A temp directory holding fast.json.
+struct Workspace {
+  TempDir dir;
+  fs::path scenario = dir / "fast.json";
+  Workspace() { write_file(scenario, kFastScenario); }
+  Outcome rlsim(const std::string& args, const std::string& env = "NO_COLOR=1") const {
+    return rlsim_in(dir.path(), args, env);
+  }
+};
+
+std::vector<fs::path> shipped_scenarios() {
+  std::vector<fs::path> paths;
+  for (const auto& entry : fs::directory_iterator(kScenarios)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".json")
+      paths.push_back(entry.path());
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+bool have_script() { return std::system("command -v script >/dev/null 2>&1") == 0; }
 
 }  // namespace
 
-TEST_CASE("validate accepts the shipped scenarios") {
-  for (const char* name : {"overshoot-10x.json", "autoscale.json"}) {
-    INFO(name);
-    CHECK(rlsim("validate " + kScenarios + name).status == 0);
+// ---------------------------------------------------------------------------------------------
+// validate
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("validate accepts every shipped scenario") {
+  const Workspace ws;
+  const auto paths = shipped_scenarios();
+  REQUIRE(!paths.empty());
+  for (const auto& path : paths) {
+    INFO(path.string());
+    const auto outcome = ws.rlsim("validate " + quote(path.string()));
+    CHECK(outcome.status == 0);
+    CHECK_THAT(outcome.out, Contains("ok"));
+    CHECK(outcome.err.empty());
+  }
+  const auto fast = ws.rlsim("validate fast.json");
+  CHECK(fast.status == 0);
+  CHECK_THAT(fast.out, StartsWith("fast.json: ok"));
+}
+
+TEST_CASE("bad scenarios exit 2 with one line on stderr naming the file and JSON path") {
+  const Workspace ws;
+  struct Bad {
+    const char* file;
+    std::string text;
+    std::string expected;  // after "rlsim: <dir>/<file>"
+  };
+  const std::string strategies = R"("strategies": ["in_memory"])";
+  const std::string head = R"({"name": "b", "duration": "5s", )";
+  const std::string limits = R"("limits": [{"name": "l", "limit": 5, "window": "1s"}], )";
+  const std::string rest =
+      R"("instances": {"count": 1}, "traffic": [{"name": "g", "rate": "1/s"}], )";
+  const std::vector<Bad> cases = {
+      {"syntax.json", "{\n  \"name\": \"b\"\n  \"duration\": \"5s\"\n}", ":3:"},
+      {"type.json",
+       head + R"("limits": [{"name": "l", "limit": "5", "window": "1s"}], )" + rest + strategies +
+           "}",
+       ": limits[0].limit: expected an integer, got a string"},
+      {"unknown.json",
+       head + R"("limits": [{"name": "l", "limit": 5, "window": "1s", "windw": "1s"}], )" + rest +
+           strategies + "}",
+       ": limits[0].windw: unknown field"},
+      {"missing.json", head + rest + strategies + "}", ": limits: required field is missing"},
+      {"zero.json",
+       head + limits + R"("instances": {"count": 0}, "traffic": [{"name": "g", "rate": "1/s"}], )" +
+           strategies + "}",
+       ": instances.count: expected an integer from 1 to 1000"},
+      {"strategy.json", head + limits + rest + R"("strategies": ["in_memory", "token_magic"]})",
+       ": strategies[1]: unknown strategy \"token_magic\""},
+      {"param.json",
+       head + limits + rest +
+           R"("strategies": [{"name": "redis_fixed_window", "on_error": "maybe"}]})",
+       ": strategies[0].on_error: expected one of \"allow\", \"deny\""},
+  };
+  for (const auto& c : cases) {
+    const fs::path path = ws.dir / c.file;
+    write_file(path, c.text);
+    for (const std::string command : {"validate", "run"}) {
+      INFO(command << " " << c.file);
+      const fs::path out_dir = ws.dir / (std::string("out-") + c.file);
+      const auto outcome = ws.rlsim(command + " " + quote(path.string()) +
+                                    (command == "run" ? " --out " + quote(out_dir.string()) : ""));
+      CHECK(outcome.status == 2);
+      CHECK(outcome.out.empty());
+      CHECK(count_char(outcome.err, '\n') == 1);
+      CHECK_THAT(outcome.err, StartsWith("rlsim: " + path.string() + c.expected));
+      CHECK(!fs::exists(out_dir / "report.json"));
+    }
   }
 }
 
-TEST_CASE("bad input exits 2 with one line naming the file and path") {
-  const fs::path dir = temp_dir("bad");
-  std::ofstream(dir / "bad.json")
-      << R"({"name": "b", "duration": "1m", "limits": [{"name": "l", "limit": "x", "window": "1m"}],
-    "instances": {"count": 1}, "traffic": [{"name": "g", "rate": "1/s"}], "strategies": ["in_memory"]})";
-  const auto bad = rlsim("run " + (dir / "bad.json").string(), true);
-  CHECK(bad.status == 2);
-  CHECK(bad.out == "rlsim: " + (dir / "bad.json").string() +
-                       ": limits[0].limit: expected an integer, got a string\n");
-  CHECK(rlsim("run /nonexistent.json").status == 2);
-  CHECK(rlsim("frobnicate").status == 2);
-  CHECK(rlsim("run").status == 2);
-  CHECK(rlsim("explain nothing").status == 2);
-  CHECK(rlsim("run " + kScenarios + "overshoot-10x.json --strategy nope --out " + dir.string())
-            .status == 2);
+TEST_CASE("a nonexistent scenario file exits 2 naming the file") {
+  const Workspace ws;
+  for (const std::string command : {"validate", "run"}) {
+    INFO(command);
+    const auto outcome = ws.rlsim(command + " no-such-file.json");
+    CHECK(outcome.status == 2);
+    CHECK(outcome.out.empty());
+    CHECK(outcome.err == "rlsim: no-such-file.json: cannot read the file\n");
+  }
+  // A directory is not a scenario file either.
+  fs::create_directories(ws.dir / "adir");
+  CHECK(ws.rlsim("validate adir").status == 2);
 }
 
-TEST_CASE("list and explain come from the registry") {
-  const auto list = rlsim("list");
-  CHECK(list.status == 0);
-  CHECK(list.out.find("in_memory") != std::string::npos);
-  CHECK(list.out.find("redis_fixed_window") != std::string::npos);
-  const auto explain = rlsim("explain redis_fixed_window");
-  CHECK(explain.out.find("INCR") != std::string::npos);
-  CHECK(explain.out.find("EXPIRE") != std::string::npos);
+TEST_CASE("command line mistakes exit 2") {
+  const Workspace ws;
+  for (const char* args : {"", "frobnicate", "run", "validate", "explain", "run fast.json --nope",
+                           "run fast.json --seed abc", "run fast.json --seed 1.5",
+                           "run fast.json --out", "list extra", "validate fast.json fast.json"}) {
+    INFO("rlsim " << args);
+    const auto outcome = ws.rlsim(args);
+    CHECK(outcome.status == 2);
+    CHECK(!outcome.err.empty());
+  }
+  CHECK(!fs::exists(ws.dir / "reports"));
 }
 
-TEST_CASE("run writes the report, prints the seed and how to reproduce") {
-  const fs::path dir = temp_dir("run");
-  const auto run = rlsim("run " + kScenarios + "overshoot-10x.json --out " + (dir / "a").string());
+TEST_CASE("run --seed rejects negative and out-of-range values like the scenario's seed field") {
+  // The scenario file rejects "seed": -1 ("expected a non-negative integer"); the command line
+  // documents --seed UINT. Neither a negative value nor one beyond 2^64-1 may silently become
+  // another seed.
+  const Workspace ws;
+  for (const char* seed : {"-1", "-5", "18446744073709551616", "99999999999999999999"}) {
+    INFO("--seed " << seed);
+    const fs::path out = ws.dir / (std::string("seed") + seed);
+    const auto outcome = ws.rlsim("run fast.json --json --seed " + std::string(seed) + " --out " +
+                                  quote(out.string()));
+    CHECK(outcome.status == 2);
+    CHECK(!fs::exists(out / "report.json"));
+  }
+  // The largest seed is fine.
+  const auto max = ws.rlsim("run fast.json --json --seed 18446744073709551615 --out max");
+  REQUIRE(max.status == 0);
+  CHECK(json::parse(max.out)["seed"] == 18446744073709551615ULL);
+}
+
+// ---------------------------------------------------------------------------------------------
+// list and explain
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("list names every strategy, one a line") {
+  const Workspace ws;
+  const auto outcome = ws.rlsim("list");
+  CHECK(outcome.status == 0);
+  CHECK(outcome.err.empty());
+  CHECK_THAT(outcome.out, StartsWith("in_memory "));
+  CHECK_THAT(outcome.out, Contains("\nredis_fixed_window "));
+  CHECK(count_char(outcome.out, '\n') == 2);
+}
+
+TEST_CASE("explain describes a strategy; an unknown name exits 2") {
+  const Workspace ws;
+  const auto explain = ws.rlsim("explain redis_fixed_window");
+  CHECK(explain.status == 0);
+  CHECK(explain.err.empty());
+  CHECK_THAT(explain.out, StartsWith("redis_fixed_window: "));
+  CHECK_THAT(explain.out, Contains("INCR"));
+  CHECK_THAT(explain.out, Contains("EXPIRE"));
+  CHECK_THAT(explain.out, Contains("on_error"));
+  CHECK(ws.rlsim("explain in_memory").status == 0);
+
+  const auto unknown = ws.rlsim("explain token_magic");
+  CHECK(unknown.status == 2);
+  CHECK(unknown.out.empty());
+  CHECK(count_char(unknown.err, '\n') == 1);
+  CHECK_THAT(unknown.err, Contains("token_magic"));
+  CHECK_THAT(unknown.err, Contains("in_memory"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// run
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("run writes DIR/report.json and prints the seed and how to reproduce") {
+  const Workspace ws;
+  const fs::path out = ws.dir / "out";
+  const auto run = ws.rlsim("run fast.json --out " + quote(out.string()));
+  REQUIRE(run.status == 0);
+  CHECK(run.err.empty());
+  REQUIRE(fs::is_regular_file(out / "report.json"));
+  const json report = json::parse(read_file(out / "report.json"));
+  CHECK(report["scenario"] == "fast");
+  CHECK(report["seed"] == 9);
+  REQUIRE(report["strategies"].size() == 3);
+  CHECK(report["strategies"][0]["label"] == "in_memory");
+  CHECK(report["strategies"][1]["label"] == "redis_fixed_window");
+  CHECK(report["strategies"][2]["label"] == "closed");
+  CHECK_THAT(run.out, Contains("seed 9"));
+  CHECK_THAT(run.out, Contains("reproduce with"));
+  CHECK_THAT(run.out, Contains("reproduce with: rlsim run fast.json --seed 9"));
+  CHECK_THAT(run.out, Contains((out / "report.json").string()));
+
+  // The printed command reproduces the report.
+  const auto line_start = run.out.find("reproduce with: rlsim ");
+  REQUIRE(line_start != std::string::npos);
+  const auto args_start = line_start + std::string("reproduce with: rlsim ").size();
+  const std::string args = run.out.substr(args_start, run.out.find('\n', args_start) - args_start);
+  const fs::path again = ws.dir / "again";
+  REQUIRE(ws.rlsim(args + " --out " + quote(again.string())).status == 0);
+  CHECK(read_file(again / "report.json") == read_file(out / "report.json"));
+}
+
+TEST_CASE("the reproduce command is quoted for the shell") {
+  const Workspace ws;
+  write_file(ws.dir / "my scenario's.json", kFastScenario);
+  const auto run = ws.rlsim("run \"my scenario's.json\" --strategy closed --seed 3 --out a");
+  REQUIRE(run.status == 0);
+  const std::string marker = "reproduce with: rlsim ";
+  const auto start = run.out.find(marker);
+  REQUIRE(start != std::string::npos);
+  const auto args_start = start + marker.size();
+  const std::string args = run.out.substr(args_start, run.out.find('\n', args_start) - args_start);
+  CHECK_THAT(args, Contains("--strategy closed --seed 3"));
+  REQUIRE(ws.rlsim(args + " --out b").status == 0);
+  CHECK(read_file(ws.dir / "b" / "report.json") == read_file(ws.dir / "a" / "report.json"));
+}
+
+TEST_CASE("run without --out writes reports/<scenario name>/report.json") {
+  const Workspace ws;
+  const auto run = ws.rlsim("run fast.json");
   CHECK(run.status == 0);
-  CHECK(run.out.find("seed 42; reproduce with: rlsim run") != std::string::npos);
-  CHECK(run.out.find('\033') == std::string::npos);
-  const auto json_run =
-      rlsim("run " + kScenarios + "overshoot-10x.json --json --out " + (dir / "b").string());
-  CHECK(json_run.status == 0);
-  const auto report = nlohmann::json::parse(json_run.out);
-  CHECK(report["scenario"] == "overshoot-10x");
-  CHECK(json_run.out == read(dir / "b" / "report.json"));
-  CHECK(read(dir / "a" / "report.json") == read(dir / "b" / "report.json"));
-  const auto one = nlohmann::json::parse(
-      rlsim("run " + kScenarios + "overshoot-10x.json --json --strategy in_memory --seed 5 --out " +
-            (dir / "c").string())
-          .out);
-  CHECK(one["strategies"].size() == 1);
-  CHECK(one["seed"] == 5);
-  std::ofstream(dir / "file") << "x";
-  CHECK(rlsim("run " + kScenarios + "overshoot-10x.json --out " + (dir / "file" / "sub").string())
-            .status == 3);
+  CHECK(fs::is_regular_file(ws.dir / "reports" / "fast" / "report.json"));
+  CHECK_THAT(run.out, Contains("reports/fast/report.json"));
+}
+
+TEST_CASE("run --json prints exactly the JSON report that it writes") {
+  const Workspace ws;
+  const fs::path out = ws.dir / "out";
+  const auto run = ws.rlsim("run fast.json --json --out " + quote(out.string()));
+  REQUIRE(run.status == 0);
+  CHECK(run.err.empty());
+  json report;
+  REQUIRE_NOTHROW(report = json::parse(run.out));
+  CHECK(report.is_object());
+  CHECK(report["scenario"] == "fast");
+  CHECK(report["seed"] == 9);
+  CHECK(run.out == read_file(out / "report.json"));
+  // The same report as without --json.
+  const fs::path plain = ws.dir / "plain";
+  REQUIRE(ws.rlsim("run fast.json --out " + quote(plain.string())).status == 0);
+  CHECK(read_file(plain / "report.json") == run.out);
+}
+
+TEST_CASE("output is free of escape codes when stdout is not a terminal or NO_COLOR is set") {
+  const Workspace ws;
+  const fs::path out = ws.dir / "out";
+  for (const std::string env : {"", "NO_COLOR=1", "NO_COLOR=", "TERM=xterm-256color"}) {
+    INFO("env: " << env);
+    const std::vector<std::string> commands = {"run fast.json --out " + quote(out.string()),
+                                               "list",
+                                               "explain redis_fixed_window",
+                                               "validate fast.json",
+                                               "validate missing.json",
+                                               "run fast.json --strategy nope"};
+    for (const std::string& args : commands) {
+      INFO("args: " << args);
+      const auto outcome = ws.rlsim(args, env);
+      CHECK(outcome.out.find('\x1b') == std::string::npos);
+      CHECK(outcome.err.find('\x1b') == std::string::npos);
+    }
+  }
+  if (!have_script()) {
+    WARN("script(1) not found: the terminal cases are not checked");
+    return;
+  }
+  // On a terminal (script(1) gives rlsim a pseudo-terminal): colour by default, none with
+  // NO_COLOR.
+  const auto on_tty = [&](const std::string& env) {
+    const std::string run = rlsim_command("run fast.json --out " + quote(out.string()), env);
+    return shell_in(ws.dir.path(), "script -qec " + quote(run) + " /dev/null");
+  };
+  const auto coloured = on_tty("");
+  CHECK(coloured.status == 0);
+  CHECK(coloured.out.find('\x1b') != std::string::npos);
+  const auto plain = on_tty("NO_COLOR=1");
+  CHECK(plain.status == 0);
+  CHECK_THAT(plain.out, Contains("reproduce with"));
+  CHECK(plain.out.find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("run --strategy runs only the chosen labels") {
+  const Workspace ws;
+  const fs::path all = ws.dir / "all";
+  REQUIRE(ws.rlsim("run fast.json --out " + quote(all.string())).status == 0);
+  const json full = json::parse(read_file(all / "report.json"));
+
+  const fs::path one = ws.dir / "one";
+  const auto run = ws.rlsim("run fast.json --strategy in_memory --out " + quote(one.string()));
+  REQUIRE(run.status == 0);
+  CHECK_THAT(run.out,
+             Contains("reproduce with: rlsim run fast.json --strategy in_memory --seed 9"));
+  const json report = json::parse(read_file(one / "report.json"));
+  REQUIRE(report["strategies"].size() == 1);
+  CHECK(report["strategies"][0]["label"] == "in_memory");
+  // Leaving strategies out changes nothing for the one that runs.
+  CHECK(report["strategies"][0] == full["strategies"][0]);
+
+  const fs::path two = ws.dir / "two";
+  REQUIRE(ws.rlsim("run fast.json --strategy closed --strategy in_memory --json --out " +
+                   quote(two.string()))
+              .status == 0);
+  const json pair = json::parse(read_file(two / "report.json"));
+  REQUIRE(pair["strategies"].size() == 2);
+  CHECK(pair["strategies"][0]["label"] == "closed");
+  CHECK(pair["strategies"][0] == full["strategies"][2]);
+  CHECK(pair["strategies"][1]["label"] == "in_memory");
+
+  const fs::path none = ws.dir / "none";
+  const auto unknown = ws.rlsim("run fast.json --strategy nope --out " + quote(none.string()));
+  CHECK(unknown.status == 2);
+  CHECK(unknown.out.empty());
+  CHECK(count_char(unknown.err, '\n') == 1);
+  CHECK_THAT(unknown.err, Contains("nope"));
+  CHECK_THAT(unknown.err, Contains("in_memory"));
+  CHECK(!fs::exists(none / "report.json"));
+  // A strategy name that is not a label in this scenario is not accepted either.
+  CHECK(ws.rlsim("run fast.json --strategy token_magic --out " + quote(none.string())).status == 2);
+}
+
+TEST_CASE("the same scenario twice gives byte-identical reports") {
+  const Workspace ws;
+  const fs::path a = ws.dir / "a", b = ws.dir / "b";
+  REQUIRE(ws.rlsim("run fast.json --out " + quote(a.string())).status == 0);
+  REQUIRE(ws.rlsim("run fast.json --out " + quote(b.string())).status == 0);
+  const std::string first = read_file(a / "report.json");
+  CHECK(!first.empty());
+  CHECK(first == read_file(b / "report.json"));
+  // Also when run from another directory and with --json.
+  const TempDir elsewhere;
+  const auto json_run = rlsim_in(
+      elsewhere.path(),
+      "run " + quote(ws.scenario.string()) + " --json --out " + quote((ws.dir / "c").string()),
+      "NO_COLOR=1");
+  REQUIRE(json_run.status == 0);
+  CHECK(json_run.out == first);
+}
+
+TEST_CASE("run --seed overrides the scenario's seed") {
+  const Workspace ws;
+  const fs::path base = ws.dir / "base", five = ws.dir / "five", five_again = ws.dir / "five2";
+  REQUIRE(ws.rlsim("run fast.json --out " + quote(base.string())).status == 0);
+  const auto run = ws.rlsim("run fast.json --seed 5 --out " + quote(five.string()));
+  REQUIRE(run.status == 0);
+  CHECK_THAT(run.out, Contains("seed 5"));
+  CHECK_THAT(run.out, Contains("--seed 5"));
+  const json a = json::parse(read_file(base / "report.json"));
+  const json b = json::parse(read_file(five / "report.json"));
+  CHECK(a["seed"] == 9);
+  CHECK(b["seed"] == 5);
+  // Poisson traffic: another seed, other arrivals.
+  CHECK(a["strategies"][0]["offered"] != b["strategies"][0]["offered"]);
+  // The seed given explicitly equal to the scenario's changes nothing.
+  REQUIRE(ws.rlsim("run fast.json --seed 9 --out " + quote(five_again.string())).status == 0);
+  CHECK(read_file(five_again / "report.json") == read_file(base / "report.json"));
+}
+
+TEST_CASE("an unwritable report location exits 3") {
+  const Workspace ws;
+  write_file(ws.dir / "plainfile", "x");
+  for (const std::string flags : {"", " --json"}) {
+    INFO("flags: " << flags);
+    const auto outcome = ws.rlsim("run fast.json" + flags + " --out " +
+                                  quote((ws.dir / "plainfile" / "sub").string()));
+    CHECK(outcome.status == 3);
+    CHECK(outcome.out.empty());
+    CHECK(count_char(outcome.err, '\n') == 1);
+    CHECK_THAT(outcome.err, Contains("plainfile"));
+  }
+  // --out naming the regular file itself.
+  CHECK(ws.rlsim("run fast.json --out " + quote((ws.dir / "plainfile").string())).status == 3);
+  CHECK(read_file(ws.dir / "plainfile") == "x");
 }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -142,7 +143,19 @@ int main(int argc, char** argv) {
   run->add_option("--strategy", run_options.labels,
                   "Run only the strategy with this label (repeatable)");
   run->add_option("--seed", run_options.seed,
-                  "Seed for every random stream (default: the scenario's seed)");
+                  "Seed for every random stream (default: the scenario's seed)")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            // Strict: digits only and within 64 bits, so "-1" cannot wrap to 2^64-1.
+            std::uint64_t value = 0;
+            const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+            if (text.empty() || text[0] == '-' || ec != std::errc() ||
+                ptr != text.data() + text.size()) {
+              return std::string("expected an integer from 0 to 18446744073709551615");
+            }
+            return std::string();
+          },
+          "UINT64"));
   run->add_flag("--json", run_options.json, "Print only the JSON report on stdout");
   run->add_option("--out", run_options.out_dir,
                   "Directory for report.json (default: reports/<scenario name>)");

@@ -73,7 +73,8 @@ class ObjectReader {
       fail(path, fmt::format("expected an integer, got {}", json_type_name(value)));
     if (value.is_number_unsigned() &&
         value.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
-      fail(path, fmt::format("expected an integer from {} to {}", min, max));
+      fail(path, fmt::format("expected an integer from {} to {}, got {}", min, max,
+                             value.get<std::uint64_t>()));
     }
     const auto number = value.get<std::int64_t>();
     if (number < min || number > max)
@@ -405,13 +406,13 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
   try {
     root = json::parse(text);
   } catch (const json::parse_error& error) {
-    std::string what = error.what();
-    // nlohmann's message starts with "[json.exception.parse_error.101] parse error at line L,
-    // column C: ".
+    // nlohmann's text is "[json.exception.parse_error.N] parse error at line L, column C:
+    // <detail>"; keep only the detail, since the position is already given as line:column.
+    const std::string what = error.what();
     const auto colon = what.find(": ");
-    const auto detail = what.find(": ", colon + 2);
-    throw ScenarioError(fmt::format("{}:{}: syntax error: {}", file, line_column(text, error.byte),
-                                    detail == std::string::npos ? what : what.substr(detail + 2)));
+    const std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
+    throw ScenarioError(
+        fmt::format("{}:{}: syntax error: {}", file, line_column(text, error.byte), detail));
   }
   ObjectReader reader(root, "", file);
   Scenario scenario;
