@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit codes: 0 success, 1 internal error, 2 bad input (scenario, strategy or command line), "
       "3 report not writable.\nDocs: docs/ (scenario-format.md, metrics.md, architecture.md, "
-      "strategies.md).");
+      "strategies.md, cli.md, tour.md, performance.md).");
 
   RunOptions run_options;
   CLI::App* run = app.add_subcommand(
