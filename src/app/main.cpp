@@ -107,9 +107,8 @@ int command_list() {
 int command_explain(const std::string& name) {
   const StrategyInfo* info = find_strategy(name);
   if (info == nullptr) {
-    std::string names;
-    for (const auto& known : strategy_registry()) names += (names.empty() ? "" : ", ") + known.name;
-    std::cerr << fmt::format("rlsim: unknown strategy \"{}\" (expected one of: {})\n", name, names);
+    std::cerr << fmt::format("rlsim: unknown strategy \"{}\" (expected one of: {})\n", name,
+                             strategy_names());
     return exit_code::kBadInput;
   }
   std::cout << fmt::format("{}: {}\n\n{}\n", info->name, info->summary, info->explain);

@@ -21,9 +21,7 @@ std::vector<ResolvedStrategy> resolve_strategies(const Scenario& scenario,
   for (const StrategySpec& spec : scenario.strategies) {
     const StrategyInfo* info = find_strategy(spec.name);
     if (info == nullptr) {
-      std::string names;
-      for (const auto& known : strategy_registry())
-        names += (names.empty() ? "" : ", ") + known.name;
+      const std::string names = strategy_names();
       const std::string path = spec.params.empty() && spec.label == spec.name
                                    ? spec.json_path
                                    : spec.json_path + ".name";

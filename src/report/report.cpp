@@ -20,6 +20,25 @@ double round4(double value) {
   return static_cast<double>(static_cast<std::int64_t>(value * 10000.0 + 0.5)) / 10000.0;
 }
 
+// A strategy's headline numbers: the worst over its limits (the report contract).
+struct Worst {
+  double overshoot = 0;
+  double rolling_overshoot = 0;
+  std::int64_t excess = 0;
+  std::int64_t false_denials = 0;
+};
+
+Worst worst_over_limits(const OracleTotals& totals) {
+  Worst worst;
+  for (const auto& limit : totals.limits) {
+    worst.overshoot = std::max(worst.overshoot, limit.overshoot);
+    worst.rolling_overshoot = std::max(worst.rolling_overshoot, limit.rolling_overshoot);
+    worst.excess = std::max(worst.excess, limit.excess);
+    worst.false_denials = std::max(worst.false_denials, limit.false_denials);
+  }
+  return worst;
+}
+
 ordered_json limit_json(const LimitMetrics& limit) {
   ordered_json out;
   out["name"] = limit.name;
@@ -43,18 +62,11 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
   out["allowed"] = totals.allowed;
   out["denied"] = totals.denied;
   out["errors"] = totals.errors;
-  double overshoot = 0, rolling = 0;
-  std::int64_t excess = 0, false_denials = 0;
-  for (const auto& limit : totals.limits) {
-    overshoot = std::max(overshoot, limit.overshoot);
-    rolling = std::max(rolling, limit.rolling_overshoot);
-    excess = std::max(excess, limit.excess);
-    false_denials = std::max(false_denials, limit.false_denials);
-  }
-  out["overshoot"] = round4(overshoot);
-  out["rolling_overshoot"] = round4(rolling);
-  out["excess"] = excess;
-  out["false_denials"] = false_denials;
+  const Worst worst = worst_over_limits(totals);
+  out["overshoot"] = round4(worst.overshoot);
+  out["rolling_overshoot"] = round4(worst.rolling_overshoot);
+  out["excess"] = worst.excess;
+  out["false_denials"] = worst.false_denials;
   ordered_json limits = ordered_json::array();
   for (const auto& limit : totals.limits) limits.push_back(limit_json(limit));
   out["limits"] = limits;
@@ -129,20 +141,13 @@ std::string report_table(const RunResult& result, bool color) {
       "false_dn", "cmd/req", "rt/req", "p50_us", "p99_us");
   for (const auto& strategy : result.strategies) {
     const OracleTotals& totals = strategy.totals;
-    double overshoot = 0, rolling = 0;
-    std::int64_t excess = 0, false_denials = 0;
-    for (const auto& limit : totals.limits) {
-      overshoot = std::max(overshoot, limit.overshoot);
-      rolling = std::max(rolling, limit.rolling_overshoot);
-      excess = std::max(excess, limit.excess);
-      false_denials = std::max(false_denials, limit.false_denials);
-    }
-    const std::string overshoot_text = fmt::format("{:>8.2f}x", overshoot);
+    const Worst worst = worst_over_limits(totals);
+    const std::string overshoot_text = fmt::format("{:>8.2f}x", worst.overshoot);
     out += fmt::format(
         "{:<22} {:>9} {:>9} {:>9} {:>7} {} {:>7.2f}x {:>9} {:>8} {:>7.2f} {:>6.2f} {:>8} {:>8}\n",
         strategy.label, totals.offered, totals.allowed, totals.denied, totals.errors,
-        paint(overshoot_text, overshoot > 1.0001 ? "31" : "32"), rolling, excess, false_denials,
-        per_request(strategy.redis_commands, totals.offered),
+        paint(overshoot_text, worst.overshoot > 1.0001 ? "31" : "32"), worst.rolling_overshoot,
+        worst.excess, worst.false_denials, per_request(strategy.redis_commands, totals.offered),
         per_request(strategy.redis_round_trips, totals.offered), totals.latency_us.quantile(0.5),
         totals.latency_us.quantile(0.99));
   }

@@ -69,6 +69,12 @@ const StrategyInfo* find_strategy(std::string_view name) {
   return nullptr;
 }
 
+std::string strategy_names() {
+  std::string names;
+  for (const auto& info : strategy_registry()) names += (names.empty() ? "" : ", ") + info.name;
+  return names;
+}
+
 std::optional<nlohmann::json> resolve_params(const StrategyInfo& info, const nlohmann::json& given,
                                              std::string& error_field, std::string& error) {
   nlohmann::json resolved = nlohmann::json::object();

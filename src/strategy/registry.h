@@ -31,6 +31,8 @@ struct StrategyInfo {
 
 const std::vector<StrategyInfo>& strategy_registry();
 const StrategyInfo* find_strategy(std::string_view name);
+// "in_memory, redis_fixed_window, ...": every registered name, for error messages.
+std::string strategy_names();
 
 // Checks `given` against info.params and returns them with defaults filled in. On a bad parameter
 // returns nullopt and sets `error_field` (the parameter name) and `error` (what was expected).
