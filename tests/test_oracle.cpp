@@ -18,7 +18,7 @@ TEST_CASE("overshoot, rolling overshoot and excess on aligned windows of true ti
   Oracle oracle(limits, Algorithm::kFixedWindow);
   // Admitted at 1, 2, 3 s (window [0, 10)) and 11, 12, 12.5 s (window [10, 20)).
   for (double t : {1.0, 2.0, 3.0, 11.0, 12.0, 12.5})
-    oracle.on_decision(at(t), true, -1, false, true, at(t).arrival_us, 1);
+    oracle.on_decision(at(t), Outcome{true, -1, false}, true, at(t).arrival_us, 1);
   const auto& m = oracle.totals().limits[0];
   CHECK(m.max_in_window == 3);
   CHECK(m.overshoot == Approx(1.5));
@@ -36,7 +36,7 @@ TEST_CASE("the rolling window is half open: an admission exactly one window earl
   const std::vector<Limit> limits{{"l", LimitKey::kUser, 2, 10 * kUsPerS}};
   Oracle oracle(limits, Algorithm::kFixedWindow);
   for (double t : {5.0, 15.0})
-    oracle.on_decision(at(t), true, -1, false, true, at(t).arrival_us, 1);
+    oracle.on_decision(at(t), Outcome{true, -1, false}, true, at(t).arrival_us, 1);
   CHECK(oracle.totals().limits[0].max_in_rolling == 1);
 }
 
@@ -53,8 +53,8 @@ TEST_CASE("false denials count denials the ideal limiter would have admitted") {
   const std::vector<Limit> limits{{"a", LimitKey::kUser, 2, 10 * kUsPerS},
                                   {"b", LimitKey::kIp, 5, 10 * kUsPerS}};
   Oracle oracle(limits, Algorithm::kFixedWindow);
-  oracle.on_decision(at(1), false, 1, false, true, at(1).arrival_us, 1);
-  oracle.on_decision(at(2), false, 1, true, false, at(2).arrival_us + 700, 1);
+  oracle.on_decision(at(1), Outcome{false, 1, false}, true, at(1).arrival_us, 1);
+  oracle.on_decision(at(2), Outcome{false, 1, true}, false, at(2).arrival_us + 700, 1);
   const auto& totals = oracle.totals();
   CHECK(totals.denied == 2);
   CHECK(totals.errors == 1);
@@ -70,7 +70,7 @@ TEST_CASE("keys are counted apart") {
   for (std::uint32_t user = 0; user < 5; ++user) {
     Request r = at(1);
     r.user = user;
-    oracle.on_decision(r, true, -1, false, true, r.arrival_us, 1);
+    oracle.on_decision(r, Outcome{true, -1, false}, true, r.arrival_us, 1);
   }
   CHECK(oracle.totals().limits[0].overshoot == Approx(1.0));
   CHECK(oracle.totals().limits[0].excess == 0);

@@ -108,8 +108,8 @@ TEST_CASE("redis_fixed_window writes the lesson's keys with a TTL of two windows
   RedisServer server(sim, store, RedisTiming{1000, 1000, 0, 50'000}, Rng(1, "network"));
   Catalog catalog(s);
   const auto strategies = resolve_strategies(s, "t.json");
-  auto strategy =
-      strategies[0].info->make(StrategyEnv{sim, server, s.limits, catalog, strategies[0].params});
+  auto strategy = strategies[0].info->make(StrategyEnv{
+      sim, server, s.limits, catalog, strategies[0].params, Rng(1, "strategy"), ".", 1});
   Instance instance;
   instance.active = true;
   strategy->on_instance_start(instance);

@@ -198,6 +198,9 @@ int main(int argc, char** argv) {
   } catch (const ScenarioError& e) {
     std::cerr << "rlsim: " << e.what() << "\n";
     return exit_code::kBadInput;
+  } catch (const RunError& e) {
+    std::cerr << "rlsim: " << e.what() << "\n";
+    return e.exit_code;
   } catch (const std::exception& e) {
     std::cerr << "rlsim: internal error: " << e.what() << "\n";
     return exit_code::kInternal;

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <deque>
+#include <filesystem>
 #include <limits>
 #include <memory>
 
+#include "app/exit_codes.h"
 #include "core/simulator.h"
 #include "oracle/oracle.h"
 #include "redis/mock_store.h"
@@ -48,8 +50,9 @@ class StrategyRun final : public RequestSink, public EventTarget {
         server_(sim_, store_, timing_of(scenario.redis), Rng(seed, "network")),
         pool_(scenario.instances, scenario.balancer, seed),
         strategy_(strategy.info->make(
-            StrategyEnv{sim_, server_, scenario.limits, catalog_, strategy.params})),
-        oracle_(scenario.limits, strategy.info->algorithm) {
+            StrategyEnv{sim_, server_, scenario.limits, catalog_, strategy.params,
+                        Rng(seed, "strategy"), scenario_dir(scenario), scenario.instances.count})),
+        oracle_(scenario.limits, strategy.info->algorithm, bucket_shapes(scenario, strategy)) {
     result_.label = strategy.label;
     result_.name = strategy.info->name;
     for (std::uint32_t i = 0; i < scenario.traffic.size(); ++i) {
@@ -68,7 +71,12 @@ class StrategyRun final : public RequestSink, public EventTarget {
     // Traffic ends with the scenario; let requests still waiting on Redis finish.
     sim_.run_until(std::numeric_limits<TimeUs>::max());
     RLSIM_CHECK(server_.in_flight() == 0);
+    if (!strategy_->fatal_error().empty())
+      throw RunError(fmt::format("{}: {}", result_.label, strategy_->fatal_error()),
+                     exit_code::kScriptError);
     result_.totals = oracle_.totals();
+    strategy_->write_metrics(result_.strategy_metrics);
+    result_.decision_digest = digest_;
     result_.redis_commands = server_.stats().commands;
     result_.redis_round_trips = server_.stats().round_trips;
     result_.redis_timeouts = server_.stats().timeouts;
@@ -77,6 +85,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
   }
 
   void on_request(const Request& request) override {
+    // After a fatal script error the run's numbers are void: stop deciding, let the queue drain.
+    if (!strategy_->fatal_error().empty()) return;
     Pending* pending = allocate();
     pending->request = request;
     pending->ideal_admitted = oracle_.ideal_admits(request);
@@ -106,11 +116,41 @@ class StrategyRun final : public RequestSink, public EventTarget {
     return RedisTiming{spec.rtt.p50_us, spec.rtt.p99_us, spec.service_time_us, spec.timeout_us};
   }
 
+  static std::string scenario_dir(const Scenario& scenario) {
+    if (scenario.file.empty()) return ".";
+    const std::filesystem::path parent = std::filesystem::path(scenario.file).parent_path();
+    return parent.empty() ? "." : parent.string();
+  }
+
+  static std::vector<BucketShape> bucket_shapes(const Scenario& scenario,
+                                                const ResolvedStrategy& strategy) {
+    std::vector<BucketShape> shapes;
+    if (!strategy.info->bucket_shape) return shapes;
+    for (const Limit& limit : scenario.limits)
+      shapes.push_back(strategy.info->bucket_shape(strategy.params, limit));
+    return shapes;
+  }
+
+  // FNV-1a, one 64-bit word at a time.
+  void mix(std::uint64_t word) {
+    for (int i = 0; i < 8; ++i) {
+      digest_ ^= (word >> (8 * i)) & 0xff;
+      digest_ *= 0x100000001b3ULL;
+    }
+  }
+
   static void decided(void* context, Decision&& decision) {
     auto* pending = static_cast<Pending*>(context);
     StrategyRun& run = *pending->run;
-    run.oracle_.on_decision(pending->request, decision.allowed, decision.denied_by, decision.error,
-                            pending->ideal_admitted, run.sim_.now(), run.pool_.active_count());
+    const TimeUs now_us = run.sim_.now();
+    run.mix(pending->request.id);
+    run.mix(static_cast<std::uint64_t>(now_us));
+    run.mix((decision.allowed ? 1u : 0u) | (decision.error ? 2u : 0u) |
+            (static_cast<std::uint64_t>(decision.denied_by + 1) << 2));
+    run.oracle_.on_decision(
+        pending->request,
+        Outcome{decision.allowed, decision.denied_by, decision.error, decision.observed_count},
+        pending->ideal_admitted, now_us, run.pool_.active_count());
     --pending->instance->inflight;
     run.free_.push_back(pending);
   }
@@ -137,6 +177,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
   std::deque<Pending> storage_;  // bounded by the most requests in flight at once
   std::vector<Pending*> free_;
   StrategyResult result_;
+  std::uint64_t digest_ = 0xcbf29ce484222325ULL;
 };
 
 }  // namespace

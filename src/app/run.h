@@ -2,6 +2,7 @@
 // The top-level wiring: the only place that knows every layer. One strategy run builds a fresh
 // world (simulator, mock Redis, instances, traffic) from the scenario, so each strategy sees the
 // same traffic and no strategy can change another one's numbers.
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,15 @@ struct ResolvedStrategy {
 // file and JSON path.
 std::vector<ResolvedStrategy> resolve_strategies(const Scenario& scenario, const std::string& file);
 
-// Simulates one strategy on the scenario with `seed`.
+// A run that cannot finish because of something the user supplied (a Lua script that fails to
+// compile or exceeds its budget). `exit_code` is the documented code to exit with.
+class RunError : public std::runtime_error {
+ public:
+  RunError(const std::string& message, int code) : std::runtime_error(message), exit_code(code) {}
+  int exit_code;
+};
+
+// Simulates one strategy on the scenario with `seed`. Throws RunError.
 StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& strategy,
                             std::uint64_t seed);
 

@@ -1,7 +1,7 @@
 #pragma once
 // A streaming histogram of non-negative integers (latencies in microseconds). Memory is fixed
-// (about 224 KiB) whatever the number of samples: values below 1024 are kept exactly, larger ones in
-// 512 log-linear sub-buckets per power of two (relative error below 0.2%). Max is exact.
+// (about 224 KiB) whatever the number of samples: values below 1024 are kept exactly, larger ones
+// in 512 log-linear sub-buckets per power of two (relative error below 0.2%). Max is exact.
 #include <array>
 #include <cstdint>
 

@@ -7,8 +7,12 @@
 
 namespace rlsim {
 
-Oracle::Oracle(const std::vector<Limit>& limits, Algorithm ideal_algorithm)
-    : limits_(limits), ideal_algorithm_(ideal_algorithm), per_limit_(limits.size()) {
+Oracle::Oracle(const std::vector<Limit>& limits, Algorithm ideal_algorithm,
+               std::vector<BucketShape> buckets)
+    : limits_(limits),
+      ideal_algorithm_(ideal_algorithm),
+      buckets_(std::move(buckets)),
+      per_limit_(limits.size()) {
   for (const Limit& limit : limits) {
     LimitMetrics metrics;
     metrics.name = limit.name;
@@ -32,8 +36,11 @@ bool Oracle::ideal_admits(const Request& request) {
   return true;
 }
 
-void Oracle::on_decision(const Request& request, bool allowed, int denied_by, bool error,
-                         bool ideal_admitted, TimeUs decided_us, int active_instances) {
+void Oracle::on_decision(const Request& request, const Outcome& outcome, bool ideal_admitted,
+                         TimeUs decided_us, int active_instances) {
+  const bool allowed = outcome.allowed;
+  const int denied_by = outcome.denied_by;
+  const bool error = outcome.error;
   RLSIM_CHECK(decided_us >= request.arrival_us);
   ++totals_.offered;
   totals_.latency_us.record(decided_us - request.arrival_us);

@@ -44,19 +44,31 @@ struct OracleTotals {
   bool series_truncated = false;
 };
 
+// What a strategy decided about one request, as the oracle sees it.
+struct Outcome {
+  bool allowed = true;
+  int denied_by = -1;  // index of the limit that denied, when !allowed
+  bool error = false;  // a Redis call failed or timed out while deciding
+  // The count the strategy read for the first limit's key when it decided (e.g. a sharded total
+  // from MGET), or -1 when it read none; compared with the true count to measure staleness.
+  std::int64_t observed_count = -1;
+};
+
 class Oracle {
  public:
   static constexpr std::size_t kMaxSeriesPoints = 100'000;
 
-  Oracle(const std::vector<Limit>& limits, Algorithm ideal_algorithm);
+  // `buckets` has one shape per limit for kTokenBucket and kGcra and is ignored otherwise.
+  Oracle(const std::vector<Limit>& limits, Algorithm ideal_algorithm,
+         std::vector<BucketShape> buckets = {});
 
   // The ideal limiter's verdict on a request arriving now (true time). Call once per request, in
   // arrival order; it updates the ideal limiter's state.
   bool ideal_admits(const Request& request);
 
   // Records the strategy's decision on `request`, made at true time `decided_us`.
-  void on_decision(const Request& request, bool allowed, int denied_by, bool error,
-                   bool ideal_admitted, TimeUs decided_us, int active_instances);
+  void on_decision(const Request& request, const Outcome& outcome, bool ideal_admitted,
+                   TimeUs decided_us, int active_instances);
 
   const OracleTotals& totals() const { return totals_; }
 
@@ -79,6 +91,7 @@ class Oracle {
 
   const std::vector<Limit>& limits_;
   Algorithm ideal_algorithm_;
+  std::vector<BucketShape> buckets_;
   std::vector<PerLimit> per_limit_;
   OracleTotals totals_;
 };

@@ -80,6 +80,7 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
   out["latency_us"] = {{"p50", totals.latency_us.quantile(0.5)},
                        {"p99", totals.latency_us.quantile(0.99)},
                        {"max", totals.latency_us.max()}};
+  out["strategy_metrics"] = result.strategy_metrics;
   ordered_json windows = ordered_json::array();
   for (const auto& point : totals.series) {
     windows.push_back({{"start_s", seconds(point.start_us)},

@@ -20,6 +20,11 @@ struct StrategyResult {
   std::uint64_t redis_timeouts = 0;
   std::size_t redis_keys_at_end = 0;
   std::vector<std::pair<TimeUs, int>> instance_counts;  // (true time, active count) at each change
+  nlohmann::ordered_json strategy_metrics =
+      nlohmann::ordered_json::object();  // Strategy::write_metrics
+  // FNV-1a over the decision stream (request id, decision time, allowed, denied_by, error) in
+  // decision order: two runs with equal digests made the same decisions at the same times.
+  std::uint64_t decision_digest = 0;
 };
 
 struct RunResult {

@@ -391,6 +391,14 @@ const char* to_string(Algorithm algorithm) {
   switch (algorithm) {
     case Algorithm::kFixedWindow:
       return "fixed_window";
+    case Algorithm::kSlidingLog:
+      return "sliding_log";
+    case Algorithm::kSlidingCounter:
+      return "sliding_counter";
+    case Algorithm::kTokenBucket:
+      return "token_bucket";
+    case Algorithm::kGcra:
+      return "gcra";
   }
   return "?";
 }
@@ -489,7 +497,9 @@ Scenario load_scenario(const std::string& path) {
   text << in.rdbuf();
   if (text.str().size() > 16 * 1024 * 1024)
     throw ScenarioError(fmt::format("{}: file is larger than 16 MiB", path));
-  return parse_scenario(text.str(), path);
+  Scenario scenario = parse_scenario(text.str(), path);
+  scenario.file = path;
+  return scenario;
 }
 
 }  // namespace rlsim

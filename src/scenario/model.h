@@ -36,9 +36,23 @@ struct Limit {
   DurationUs window_us = 0;
 };
 
-// The algorithm a limiter implements; the oracle's ideal limiter runs the same one exactly.
-enum class Algorithm { kFixedWindow };
+// The algorithm a limiter implements; the oracle's ideal limiter runs the same one exactly
+// (zero latency, true clock, exact arithmetic).
+enum class Algorithm {
+  kFixedWindow,     // count per aligned window of the limit's length
+  kSlidingLog,      // exact: at most `limit` admissions in any (t - window, t]
+  kSlidingCounter,  // previous window's count weighted by overlap + current window's count
+  kTokenBucket,     // a bucket of `capacity` tokens refilled at `refill_per_s`, one per request
+  kGcra,  // generic cell rate algorithm: the same shape as a token bucket, one TAT per key
+};
 const char* to_string(Algorithm algorithm);
+
+// The shape of a bucket-style limit (token bucket, GCRA) for one limit: burst capacity in requests
+// and the refill rate. By default a limit of L per window W is a bucket of L refilled at L / W.
+struct BucketShape {
+  double capacity = 0;
+  double refill_per_s = 0;
+};
 
 struct ScheduleStep {
   TimeUs at_us = 0;
@@ -92,6 +106,7 @@ struct StrategySpec {
 };
 
 struct Scenario {
+  std::string file;  // the path it was loaded from ("" when parsed from text)
   std::string name;
   std::string description;
   std::uint64_t seed = 1;

@@ -34,7 +34,8 @@ const std::vector<StrategyInfo>& strategy_registry() {
        "moves with the instance count. A new instance starts with empty counters.",
        {},
        Algorithm::kFixedWindow,
-       make_in_memory},
+       make_in_memory,
+       nullptr},
       {"redis_fixed_window",
        "central fixed-window counter: INCR rl:user:<id>:<window>, then EXPIRE on the first hit",
        "Every instance counts in one Redis: for each limit it sends INCR "
@@ -57,7 +58,8 @@ const std::vector<StrategyInfo>& strategy_registry() {
          "what to do when a Redis call fails or times out: allow (fail open) or deny (fail closed)",
          {"allow", "deny"}}},
        Algorithm::kFixedWindow,
-       make_redis_fixed_window},
+       make_redis_fixed_window,
+       nullptr},
   };
   return registry;
 }

@@ -27,6 +27,9 @@ struct StrategyInfo {
   std::vector<ParamSpec> params;
   Algorithm algorithm;
   std::function<std::unique_ptr<Strategy>(StrategyEnv)> make;
+  // For kTokenBucket and kGcra: the bucket the strategy enforces for `limit` given its resolved
+  // parameters, so that the oracle's ideal limiter has the same shape. Null otherwise.
+  std::function<BucketShape(const nlohmann::json& params, const Limit& limit)> bucket_shape;
 };
 
 const std::vector<StrategyInfo>& strategy_registry();

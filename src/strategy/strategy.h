@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/rng.h"
 #include "core/simulator.h"
 #include "core/task.h"
 #include "redis/server.h"
@@ -22,6 +23,9 @@ struct Decision {
   bool allowed = true;
   int denied_by = -1;  // index of the limit that denied, when !allowed
   bool error = false;  // a Redis call failed or timed out while deciding
+  // The count the strategy read for the first limit's key (e.g. a sharded total), or -1; the
+  // oracle compares it with the true count to measure staleness.
+  std::int64_t observed_count = -1;
 };
 
 // What a strategy may use. All references outlive the strategy.
@@ -30,7 +34,10 @@ struct StrategyEnv {
   RedisServer& redis;
   const std::vector<Limit>& limits;
   const Catalog& catalog;
-  nlohmann::json params;  // validated against the registry, defaults filled in
+  nlohmann::json params;      // validated against the registry, defaults filled in
+  Rng rng;                    // the strategy's own random stream (e.g. which shard to INCR)
+  std::string scenario_dir;   // folder of the scenario file: relative paths in params start here
+  int initial_instances = 1;  // the scenario's instance count at time 0
 };
 
 class Strategy : public InstanceObserver {
@@ -40,6 +47,21 @@ class Strategy : public InstanceObserver {
   virtual Task<Decision> decide(Request request, const Instance& instance) = 0;
   void on_instance_start(const Instance&) override {}
   void on_instance_stop(const Instance&) override {}
+  // Called once after the run's last decision: strategy-specific counters (e.g. tokens claimed and
+  // wasted) added to the report under "strategy_metrics". Values must be deterministic.
+  virtual void write_metrics(nlohmann::ordered_json& out) const { (void)out; }
+  // Non-empty when a user-caused failure makes the rest of the run meaningless (a script that does
+  // not compile or exceeds its instruction budget). The run stops and rlsim exits with
+  // exit_code::kScriptError, printing this message (which names the script).
+  const std::string& fatal_error() const { return fatal_error_; }
+
+ protected:
+  void fail(std::string message) {
+    if (fatal_error_.empty()) fatal_error_ = std::move(message);
+  }
+
+ private:
+  std::string fatal_error_;
 };
 
 // "rl:<kind>:" per limit, as in the lesson ("rl:user:", "rl:ip:", "rl:ep:", "rl:global:"); when
