@@ -119,7 +119,11 @@ class ObjectReader {
            fmt::format("expected a rate string such as \"100/s\", \"2000/m\", \"50/h\", got {}",
                        json_type_name(*value)));
     const auto text = value->get<std::string>();
-    const auto rate = parse_rate_per_s(text);
+    // Plain decimals only, like durations: "1e3/s" is rejected (core's parser would accept it).
+    const auto number_end = text.find('/');
+    const bool plain_decimal =
+        text.substr(0, number_end).find_first_not_of("0123456789.-") == std::string::npos;
+    const auto rate = plain_decimal ? parse_rate_per_s(text) : std::nullopt;
     if (!rate)
       fail(path, fmt::format("expected a rate such as \"100/s\", \"2000/m\", \"50/h\", got \"{}\"",
                              text));
@@ -307,6 +311,11 @@ RedisSpec read_redis(const json* value, const std::string& file) {
   if (const json* rtt = reader.find("rtt")) {
     if (rtt->is_string()) {
       spec.rtt.p50_us = spec.rtt.p99_us = reader.check_duration(*rtt, "redis.rtt", 0, max_us);
+    } else if (!rtt->is_object()) {
+      reader.fail("redis.rtt",
+                  fmt::format("expected a duration string such as \"0.5ms\" or an object "
+                              "{{\"p50\": \"0.5ms\", \"p99\": \"2ms\"}}, got {}",
+                              json_type_name(*rtt)));
     } else {
       ObjectReader rtt_reader(*rtt, "redis.rtt", file);
       spec.rtt.p50_us = rtt_reader.duration_field("p50", nullptr, 0, max_us);
@@ -347,6 +356,156 @@ StrategySpec read_strategy(const json& value, const std::string& path, const std
   }
   if (spec.label.empty()) spec.label = spec.name;
   return spec;
+}
+
+// Tracks the JSON path while nlohmann parses, to reject an object that repeats a key: the parser
+// would otherwise keep the last value silently ({"limit": 5, "limit": 500}).
+class DuplicateKeyCheck {
+ public:
+  explicit DuplicateKeyCheck(const std::string& file) : file_(file) {}
+
+  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        frames_.push_back(Frame{event == json::parse_event_t::array_start, 0, {}, {}});
+        break;
+      case json::parse_event_t::key: {
+        Frame& frame = frames_.back();
+        frame.key = parsed.get<std::string>();
+        if (!frame.keys.insert(frame.key).second)
+          throw ScenarioError(scenario_error_message(
+              file_, path(), "duplicate field (a JSON object must not repeat a key)"));
+        break;
+      }
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        frames_.pop_back();
+        element_done();
+        break;
+      case json::parse_event_t::value:
+        element_done();
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool is_array = false;
+    std::size_t index = 0;  // arrays: the element being parsed
+    std::string key;        // objects: the key being parsed
+    std::set<std::string> keys;
+  };
+
+  void element_done() {
+    if (!frames_.empty() && frames_.back().is_array) ++frames_.back().index;
+  }
+
+  // The path of the value being parsed, in the loader's notation: limits[0].limit
+  std::string path() const {
+    std::string out;
+    for (const Frame& frame : frames_) {
+      if (frame.is_array) {
+        out += fmt::format("[{}]", frame.index);
+      } else {
+        out += (out.empty() ? "" : ".") + frame.key;
+      }
+    }
+    return out;
+  }
+
+  const std::string& file_;
+  std::vector<Frame> frames_;
+};
+
+std::string labels_text(const std::vector<StrategySpec>& strategies) {
+  std::string out;
+  for (const auto& s : strategies) out += (out.empty() ? "" : ", ") + s.label;
+  return out;
+}
+
+std::optional<double> number_field(ObjectReader& reader, const std::string& key) {
+  const json* value = reader.find(key);
+  if (value == nullptr) return std::nullopt;
+  if (!value->is_number())
+    reader.fail(reader.path_of(key), fmt::format("expected a number, got {}", json_type_name(*value)));
+  return value->get<double>();
+}
+
+// One entry of `expect` (docs/scenario-format.md#expect). Labels are checked against the
+// scenario's strategies; the metric path only for its form.
+Expectation read_expectation(const json& value, const std::string& path, const std::string& file,
+                             const std::vector<StrategySpec>& strategies) {
+  ObjectReader reader(value, path, file);
+  Expectation e;
+  e.json_path = path;
+  e.metric = reader.string_field("metric", nullptr);
+  if (e.metric.size() > ScenarioBounds::kMaxMetricPathLength || !parse_metric_path(e.metric)) {
+    reader.fail(reader.path_of("metric"),
+                fmt::format("expected a report field path such as \"overshoot\", "
+                            "\"latency_us.p99\", \"limits[0].excess\" or "
+                            "\"limits.per_user.excess\", got \"{}\"",
+                            e.metric));
+  }
+  const std::string empty;
+  e.description = reader.string_field("description", &empty);
+  const auto known_label = [&](const std::string& label, const std::string& at) {
+    for (const auto& s : strategies)
+      if (s.label == label) return;
+    reader.fail(at, fmt::format("no strategy labelled \"{}\" in this scenario (it has: {})", label,
+                                labels_text(strategies)));
+  };
+
+  const json* less = reader.find("less");
+  const json* less_or_equal = reader.find("less_or_equal");
+  if (less != nullptr && less_or_equal != nullptr)
+    reader.fail(reader.path_of("less_or_equal"), "expected either \"less\" or \"less_or_equal\"");
+  if (less != nullptr || less_or_equal != nullptr) {
+    const std::string key = less != nullptr ? "less" : "less_or_equal";
+    e.kind = less != nullptr ? Expectation::Kind::kLess : Expectation::Kind::kLessOrEqual;
+    const json& pair = reader.array_field(key, true, 2, 2);
+    for (std::size_t i = 0; i < 2; ++i) {
+      const std::string at = fmt::format("{}[{}]", reader.path_of(key), i);
+      if (!pair[i].is_string())
+        reader.fail(at, fmt::format("expected a strategy label, got {}", json_type_name(pair[i])));
+      known_label(pair[i].get<std::string>(), at);
+    }
+    e.left = pair[0].get<std::string>();
+    e.right = pair[1].get<std::string>();
+    if (e.left == e.right)
+      reader.fail(reader.path_of(key), "expected two different strategy labels");
+    for (const char* bound : {"strategy", "min", "max", "equals", "tolerance"}) {
+      if (value.contains(bound))
+        reader.fail(reader.path_of(bound),
+                    fmt::format("not allowed with \"{}\" (it compares two strategies)", key));
+    }
+    reader.reject_unknown();
+    return e;
+  }
+
+  e.strategy = reader.string_field("strategy", nullptr);
+  known_label(e.strategy, reader.path_of("strategy"));
+  e.min = number_field(reader, "min");
+  e.max = number_field(reader, "max");
+  e.equals = number_field(reader, "equals");
+  const std::optional<double> tolerance = number_field(reader, "tolerance");
+  if (!e.min && !e.max && !e.equals)
+    reader.fail(path, "expected \"min\", \"max\" or \"equals\" (or \"less\" / \"less_or_equal\" "
+                      "with two strategy labels)");
+  if (e.equals && (e.min || e.max))
+    reader.fail(reader.path_of("equals"), "not allowed together with \"min\" or \"max\"");
+  if (e.min && e.max && *e.min > *e.max)
+    reader.fail(reader.path_of("max"), fmt::format("expected max >= min ({})", *e.min));
+  if (tolerance) {
+    if (!e.equals) reader.fail(reader.path_of("tolerance"), "only allowed with \"equals\"");
+    if (*tolerance < 0)
+      reader.fail(reader.path_of("tolerance"),
+                  fmt::format("expected a number >= 0, got {}", *tolerance));
+    e.tolerance = *tolerance;
+  }
+  reader.reject_unknown();
+  return e;
 }
 
 double expected_requests(const TrafficGroup& group) {
@@ -403,6 +562,32 @@ const char* to_string(Algorithm algorithm) {
   return "?";
 }
 
+std::optional<std::vector<MetricStep>> parse_metric_path(const std::string& path) {
+  std::vector<MetricStep> steps;
+  std::size_t pos = 0;
+  const auto is_name_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  };
+  while (true) {
+    // A segment: a name, then any number of [N].
+    const std::size_t start = pos;
+    while (pos < path.size() && is_name_char(path[pos])) ++pos;
+    if (pos == start) return std::nullopt;
+    steps.push_back(MetricStep{path.substr(start, pos - start), 0, false});
+    while (pos < path.size() && path[pos] == '[') {
+      const std::size_t digits = ++pos;
+      while (pos < path.size() && std::isdigit(static_cast<unsigned char>(path[pos]))) ++pos;
+      if (pos == digits || pos - digits > 6 || pos == path.size() || path[pos] != ']')
+        return std::nullopt;
+      steps.push_back(MetricStep{"", std::stoul(path.substr(digits, pos - digits)), true});
+      ++pos;
+    }
+    if (pos == path.size()) return steps;
+    if (path[pos] != '.') return std::nullopt;
+    ++pos;
+  }
+}
+
 std::string scenario_error_message(const std::string& file, const std::string& json_path,
                                    const std::string& message) {
   return json_path.empty() ? fmt::format("{}: {}", file, message)
@@ -412,7 +597,7 @@ std::string scenario_error_message(const std::string& file, const std::string& j
 Scenario parse_scenario(const std::string& text, const std::string& file) {
   json root;
   try {
-    root = json::parse(text);
+    root = json::parse(text, DuplicateKeyCheck(file));
   } catch (const json::parse_error& error) {
     // nlohmann's text is "[json.exception.parse_error.N] parse error at line L, column C:
     // <detail>"; keep only the detail, since the position is already given as line:column.
@@ -485,6 +670,11 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
       reader.fail(path, fmt::format("duplicate strategy label \"{}\" (give one a \"label\")",
                                     scenario.strategies.back().label));
     }
+  }
+  const json& expect = reader.array_field("expect", false, 0, ScenarioBounds::kMaxExpectations);
+  for (std::size_t i = 0; i < expect.size(); ++i) {
+    scenario.expectations.push_back(read_expectation(expect[i], fmt::format("expect[{}]", i), file,
+                                                     scenario.strategies));
   }
   reader.reject_unknown();
   return scenario;

@@ -2,7 +2,9 @@
 // Reading and validating scenario files. Every user mistake becomes a ScenarioError naming the
 // file, the JSON path and what was expected; nothing is silently defaulted.
 #include <stdexcept>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "scenario/model.h"
 
@@ -16,6 +18,18 @@ class ScenarioError : public std::runtime_error {
 // Builds the one-line message "<file>: <json path>: <what was expected>".
 std::string scenario_error_message(const std::string& file, const std::string& json_path,
                                    const std::string& message);
+
+// One step of a metric path (`expect[].metric`, docs/scenario-format.md#expect): a field name (on
+// an array: the element whose "name" field equals it) or an array index.
+struct MetricStep {
+  std::string name;
+  std::size_t index = 0;
+  bool is_index = false;
+};
+
+// Splits "limits[0].excess" or "limits.per_user.excess" into steps: names from [A-Za-z0-9_-]
+// separated by '.', each followed by any number of [N]. nullopt when malformed.
+std::optional<std::vector<MetricStep>> parse_metric_path(const std::string& path);
 
 // Parses and validates scenario text. `file` is used only in messages. Throws ScenarioError.
 Scenario parse_scenario(const std::string& text, const std::string& file);

@@ -3,6 +3,7 @@
 // scenario/load.cpp has passed. Everything below this layer may assume these invariants hold.
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ struct ScenarioBounds {
   static constexpr int kMaxStrategies = 32;
   static constexpr DurationUs kMaxRedisTimeUs = 60 * kUsPerS;
   static constexpr DurationUs kMaxClockOffsetUs = kUsPerHour;
+  static constexpr int kMaxExpectations = 256;
+  static constexpr std::size_t kMaxMetricPathLength = 256;
 };
 
 enum class LimitKey { kUser, kIp, kEndpoint, kGlobal };
@@ -105,6 +108,28 @@ struct StrategySpec {
   std::string json_path;                             // "strategies[1]", for error messages
 };
 
+// One entry of the scenario's `expect` list: an assertion on a metric of the JSON report (a field
+// path inside one strategy's object, e.g. "overshoot", "latency_us.p99", "limits.per_user.excess").
+// Evaluated by `rlsim check` (app/expect.h); the loader checks its form and that every label names
+// one of the scenario's strategies, but not the metric path, which only a report can resolve.
+struct Expectation {
+  enum class Kind {
+    kBound,        // `strategy`'s metric within [min, max], or equal to `equals` +- tolerance
+    kLess,         // metric of `left` < metric of `right`
+    kLessOrEqual,  // metric of `left` <= metric of `right`
+  };
+  Kind kind = Kind::kBound;
+  std::string metric;
+  std::string description;  // optional, shown in check's output
+  std::string json_path;    // "expect[2]", for messages
+  // kBound:
+  std::string strategy;
+  std::optional<double> min, max, equals;
+  double tolerance = 0;  // only with `equals`
+  // kLess, kLessOrEqual:
+  std::string left, right;
+};
+
 struct Scenario {
   std::string file;  // the path it was loaded from ("" when parsed from text)
   std::string name;
@@ -117,6 +142,7 @@ struct Scenario {
   std::vector<TrafficGroup> traffic;
   RedisSpec redis;
   std::vector<StrategySpec> strategies;
+  std::vector<Expectation> expectations;
 };
 
 }  // namespace rlsim
