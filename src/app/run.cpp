@@ -147,6 +147,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
     run.mix(static_cast<std::uint64_t>(now_us));
     run.mix((decision.allowed ? 1u : 0u) | (decision.error ? 2u : 0u) |
             (static_cast<std::uint64_t>(decision.denied_by + 1) << 2));
+    if (++run.decisions_ % StrategyResult::kDigestInterval == 0)
+      run.result_.digest_checkpoints.push_back({run.decisions_, now_us, run.digest_});
     run.oracle_.on_decision(
         pending->request,
         Outcome{decision.allowed, decision.denied_by, decision.error, decision.observed_count},
@@ -178,6 +180,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
   std::vector<Pending*> free_;
   StrategyResult result_;
   std::uint64_t digest_ = 0xcbf29ce484222325ULL;
+  std::uint64_t decisions_ = 0;
 };
 
 }  // namespace
