@@ -1,9 +1,12 @@
 #pragma once
-// rlsim's exit codes (documented in README.md and docs/cli.md).
+// rlsim's exit codes (documented in README.md, docs/cli.md and docs/ci.md).
 namespace rlsim::exit_code {
 constexpr int kOk = 0;
 constexpr int kInternal = 1;     // a bug in rlsim (an assertion aborts instead, with a message)
+constexpr int kCheckFailed = 1;  // `check`: an expectation, determinism or baseline case failed;
+                                 // `run --check-determinism`: two runs differed (an rlsim bug)
 constexpr int kBadInput = 2;     // bad scenario, unknown strategy, bad command line
-constexpr int kOutputError = 3;  // the report could not be written
+constexpr int kOutputError = 3;  // the report (or JUnit file) could not be written
 constexpr int kScriptError = 4;  // a Lua script failed to compile or exceeded its budget
+constexpr int kRedisUnavailable = 5;  // reserved: a real Redis backend could not be reached
 }  // namespace rlsim::exit_code

@@ -1,4 +1,4 @@
-// rlsim's command line: run, validate, list, explain, bench.
+// rlsim's command line: run, check, validate, list, explain, bench.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -11,7 +11,10 @@
 #include <iostream>
 
 #include "app/bench.h"
+#include "app/check.h"
+#include "app/commands.h"
 #include "app/exit_codes.h"
+#include "app/expect.h"
 #include "app/run.h"
 
 namespace {
@@ -20,50 +23,69 @@ using namespace rlsim;
 
 bool use_color() { return ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr; }
 
-std::string shell_quote(const std::string& text) {
-  if (text.find_first_not_of(
-          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:") ==
-      std::string::npos)
-    return text;
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 struct RunOptions {
   std::string scenario_path;
   std::vector<std::string> labels;
   std::optional<std::uint64_t> seed;
   bool json = false;
   std::string out_dir;
+  bool check_determinism = false;
 };
+
+// The one-line verdict of the scenario's expectations for `run` (`check` gives the details), or
+// "" when it has none for the strategies that ran.
+std::string expectations_line(const Scenario& scenario, const nlohmann::ordered_json& report) {
+  std::size_t held = 0, failed = 0, unresolved = 0;
+  for (const Expectation& e : scenario.expectations) {
+    const std::vector<std::string> labels = e.kind == Expectation::Kind::kBound
+                                                ? std::vector<std::string>{e.strategy}
+                                                : std::vector<std::string>{e.left, e.right};
+    bool ran = true, resolves = true;
+    for (const auto& label : labels) {
+      const auto* strategy = find_strategy_report(report, label);
+      std::string error;
+      if (strategy == nullptr) {
+        ran = false;
+      } else if (!lookup_metric(*strategy, e.metric, error)) {
+        resolves = false;
+      }
+    }
+    if (!ran) continue;
+    if (!resolves) {
+      ++unresolved;
+    } else if (evaluate(e, report).status == ExpectationOutcome::Status::kPassed) {
+      ++held;
+    } else {
+      ++failed;
+    }
+  }
+  if (held + failed + unresolved == 0) return "";
+  return fmt::format("expectations: {} hold, {} fail{}", held, failed,
+                     unresolved > 0 ? fmt::format(", {} name an unknown metric", unresolved) : "");
+}
 
 int command_run(const RunOptions& options) {
   const Scenario scenario = load_scenario(options.scenario_path);
-  std::vector<ResolvedStrategy> strategies = resolve_strategies(scenario, options.scenario_path);
-  if (!options.labels.empty()) {
-    std::vector<ResolvedStrategy> chosen;
-    for (const auto& label : options.labels) {
-      auto it = std::find_if(strategies.begin(), strategies.end(),
-                             [&](const auto& s) { return s.label == label; });
-      if (it == strategies.end()) {
-        std::string known;
-        for (const auto& s : strategies) known += (known.empty() ? "" : ", ") + s.label;
-        throw ScenarioError(
-            fmt::format("--strategy {}: no strategy with this label in {} (it has: {})", label,
-                        options.scenario_path, known));
-      }
-      chosen.push_back(*it);
-    }
-    strategies = std::move(chosen);
-  }
+  const std::vector<ResolvedStrategy> strategies = select_strategies(
+      resolve_strategies(scenario, options.scenario_path), options.labels, options.scenario_path);
   RunResult result;
   result.scenario = &scenario;
   result.seed = options.seed.value_or(scenario.seed);
-  for (const auto& strategy : strategies)
-    result.strategies.push_back(run_strategy(scenario, strategy, result.seed));
+  for (const auto& strategy : strategies) {
+    std::string divergence;
+    result.strategies.push_back(run_strategy_checked(scenario, strategy, result.seed,
+                                                     options.check_determinism, divergence));
+    if (!divergence.empty()) {
+      // A run that does not reproduce is an rlsim bug; its report is not worth keeping.
+      std::cerr << fmt::format(
+          "rlsim: not deterministic: two runs of strategy {} with seed {} differ: {}\n",
+          strategy.label, result.seed, divergence);
+      return exit_code::kCheckFailed;
+    }
+  }
 
-  const std::string report_text = report_json(result).dump(2) + "\n";
+  const auto report = report_json(result);
+  const std::string report_text = report.dump(2) + "\n";
   const std::filesystem::path dir = options.out_dir.empty()
                                         ? std::filesystem::path("reports") / scenario.name
                                         : std::filesystem::path(options.out_dir);
@@ -86,6 +108,12 @@ int command_run(const RunOptions& options) {
   std::cout << report_table(result, use_color());
   std::cout << fmt::format("\nseed {}; reproduce with: {}\nreport: {}\n", result.seed, reproduce,
                            report_path.string());
+  if (options.check_determinism)
+    std::cout << "determinism: ok (every strategy ran twice: same decisions, same report)\n";
+  const std::string verdict = expectations_line(scenario, report);
+  if (!verdict.empty())
+    std::cout << verdict << " (details: rlsim check " << shell_quote(options.scenario_path)
+              << fmt::format(" --seed {})\n", result.seed);
   return exit_code::kOk;
 }
 
@@ -131,9 +159,10 @@ int main(int argc, char** argv) {
   CLI::App app{"rlsim: a deterministic simulator of distributed rate limiting"};
   app.require_subcommand(1);
   app.footer(
-      "Exit codes: 0 success, 1 internal error, 2 bad input (scenario, strategy or command line), "
-      "3 report not writable.\nDocs: docs/ (scenario-format.md, metrics.md, architecture.md, "
-      "strategies.md, cli.md, tour.md, performance.md).");
+      "Exit codes: 0 success, 1 internal error (check: a check failed), 2 bad input (scenario, "
+      "strategy or command line), 3 report not writable, 4 Lua script error, 5 (reserved) Redis "
+      "unreachable.\nDocs: docs/ (scenario-format.md, metrics.md, architecture.md, "
+      "strategies.md, cli.md, ci.md, tour.md, performance.md).");
 
   RunOptions run_options;
   CLI::App* run = app.add_subcommand(
@@ -141,23 +170,46 @@ int main(int argc, char** argv) {
   run->add_option("scenario", run_options.scenario_path, "Scenario file (JSON)")->required();
   run->add_option("--strategy", run_options.labels,
                   "Run only the strategy with this label (repeatable)");
+  // Strict: digits only and within 64 bits, so "-1" cannot wrap to 2^64-1.
+  const CLI::Validator uint64_validator(
+      [](std::string& text) {
+        std::uint64_t value = 0;
+        const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (text.empty() || text[0] == '-' || ec != std::errc() ||
+            ptr != text.data() + text.size()) {
+          return std::string("expected an integer from 0 to 18446744073709551615");
+        }
+        return std::string();
+      },
+      "UINT64");
   run->add_option("--seed", run_options.seed,
                   "Seed for every random stream (default: the scenario's seed)")
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            // Strict: digits only and within 64 bits, so "-1" cannot wrap to 2^64-1.
-            std::uint64_t value = 0;
-            const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-            if (text.empty() || text[0] == '-' || ec != std::errc() ||
-                ptr != text.data() + text.size()) {
-              return std::string("expected an integer from 0 to 18446744073709551615");
-            }
-            return std::string();
-          },
-          "UINT64"));
+      ->check(uint64_validator);
   run->add_flag("--json", run_options.json, "Print only the JSON report on stdout");
   run->add_option("--out", run_options.out_dir,
                   "Directory for report.json (default: reports/<scenario name>)");
+  run->add_flag("--check-determinism", run_options.check_determinism,
+                "Run every strategy twice and exit 1 unless decisions and reports are identical");
+
+  CheckOptions check_options;
+  CLI::App* check = app.add_subcommand(
+      "check", "Run scenarios and check their expectations, for CI (docs/ci.md)");
+  check->add_option("scenario", check_options.scenario_paths, "Scenario files (JSON)")->required();
+  check->add_option("--strategy", check_options.labels,
+                    "Run only the strategy with this label (repeatable); expectations naming "
+                    "others are skipped");
+  check->add_option("--seed", check_options.seed, "First seed (default: each scenario's seed)")
+      ->check(uint64_validator);
+  check
+      ->add_option("--seeds", check_options.seeds,
+                   "Check seeds SEED, SEED+1, ..., SEED+N-1 (default 1)")
+      ->check(CLI::Range(std::uint64_t{1}, kMaxCheckSeeds));
+  check->add_flag("--json", check_options.json, "Print only a JSON result on stdout");
+  check->add_option("--junit", check_options.junit_path, "Also write JUnit XML to this file");
+  check->add_flag("--check-determinism", check_options.check_determinism,
+                  "Run every strategy twice; a difference in decisions or report fails");
+  check->add_option("--baseline", check_options.baseline_paths,
+                    "A saved report.json to compare with, matched by scenario name (repeatable)");
 
   std::string validate_path;
   CLI::App* validate = app.add_subcommand("validate", "Check a scenario file without running it");
@@ -191,6 +243,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*run) return command_run(run_options);
+    if (*check) return command_check(check_options);
     if (*validate) return command_validate(validate_path);
     if (*list) return command_list();
     if (*explain) return command_explain(explain_name);

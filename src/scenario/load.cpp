@@ -429,7 +429,8 @@ std::optional<double> number_field(ObjectReader& reader, const std::string& key)
   const json* value = reader.find(key);
   if (value == nullptr) return std::nullopt;
   if (!value->is_number())
-    reader.fail(reader.path_of(key), fmt::format("expected a number, got {}", json_type_name(*value)));
+    reader.fail(reader.path_of(key),
+                fmt::format("expected a number, got {}", json_type_name(*value)));
   return value->get<double>();
 }
 
@@ -491,8 +492,9 @@ Expectation read_expectation(const json& value, const std::string& path, const s
   e.equals = number_field(reader, "equals");
   const std::optional<double> tolerance = number_field(reader, "tolerance");
   if (!e.min && !e.max && !e.equals)
-    reader.fail(path, "expected \"min\", \"max\" or \"equals\" (or \"less\" / \"less_or_equal\" "
-                      "with two strategy labels)");
+    reader.fail(path,
+                "expected \"min\", \"max\" or \"equals\" (or \"less\" / \"less_or_equal\" "
+                "with two strategy labels)");
   if (e.equals && (e.min || e.max))
     reader.fail(reader.path_of("equals"), "not allowed together with \"min\" or \"max\"");
   if (e.min && e.max && *e.min > *e.max)
@@ -673,8 +675,8 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
   }
   const json& expect = reader.array_field("expect", false, 0, ScenarioBounds::kMaxExpectations);
   for (std::size_t i = 0; i < expect.size(); ++i) {
-    scenario.expectations.push_back(read_expectation(expect[i], fmt::format("expect[{}]", i), file,
-                                                     scenario.strategies));
+    scenario.expectations.push_back(
+        read_expectation(expect[i], fmt::format("expect[{}]", i), file, scenario.strategies));
   }
   reader.reject_unknown();
   return scenario;

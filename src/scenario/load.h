@@ -1,8 +1,8 @@
 #pragma once
 // Reading and validating scenario files. Every user mistake becomes a ScenarioError naming the
 // file, the JSON path and what was expected; nothing is silently defaulted.
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
