@@ -273,7 +273,7 @@ TEST_CASE("rates parse per second, minute and hour") {
 
 TEST_CASE("malformed rates are rejected with the accepted forms") {
   for (const char* text : {"10", "10/d", "/s", "ten/s", "10 /s", "10/ s", "10/sec", "10/S", "",
-                           "1e999/s", "nan/s", "inf/s"}) {
+                           "1e999/s", "nan/s", "inf/s", "1e3/s", "1E3/m", "2.5e1/h", "0x10/s"}) {
     INFO('"' << text << '"');
     const std::string message = error_of(with("/traffic/0/rate", text));
     CHECK_THAT(message, StartsWith("f.json: traffic[0].rate: expected a rate such as \"100/s\", "
@@ -732,7 +732,12 @@ TEST_CASE("redis timing is checked") {
        "f.json: redis.rtt.p99: expected p99 >= p50"},
       {with("/redis", {{"rtt", {{"p50", "0us"}, {"p99", "1ms"}}}}),
        "f.json: redis.rtt.p50: expected p50 > 0 when p99 > p50"},
-      {with("/redis", {{"rtt", 5}}), "f.json: redis.rtt: expected an object, got an integer"},
+      // A number is neither of the two accepted forms; the message names both.
+      {with("/redis", {{"rtt", 5}}),
+       "f.json: redis.rtt: expected a duration string such as \"0.5ms\" or an object "
+       "{\"p50\": \"0.5ms\", \"p99\": \"2ms\"}, got an integer"},
+      {with("/redis", {{"rtt", json::array()}}), "f.json: redis.rtt: expected a duration string",
+       "got an array"},
   });
 }
 
@@ -763,4 +768,180 @@ TEST_CASE("the shipped scenarios load and resolve") {
     REQUIRE_NOTHROW(s = load_scenario(path));
     CHECK_NOTHROW(resolve_strategies(s, path));
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Duplicate keys
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("a key repeated inside one object is rejected with its path") {
+  // nlohmann's parser would keep the last value silently: a limit of 500 where 5 was meant first.
+  const std::string head = R"({"name": "t", "duration": "1m", )";
+  const std::string tail =
+      R"("instances": {"count": 2}, "traffic": [{"name": "g", "rate": "10/s"}],
+         "strategies": ["in_memory"]})";
+  CHECK(error_of(head + R"("limits": [{"name": "l", "limit": 5, "limit": 500, "window": "1m"}], )" +
+                 tail) ==
+        "f.json: limits[0].limit: duplicate field (a JSON object must not "
+        "repeat a key)");
+  CHECK_THAT(error_of(head + R"("limits": [{"name": "a", "limit": 1, "window": "1m"},
+                              {"name": "b", "limit": 1, "window": "1m", "window": "2m"}], )" +
+                      tail),
+             StartsWith("f.json: limits[1].window: duplicate field"));
+  // At the top level, and inside nested objects and arrays of arrays.
+  CHECK_THAT(error_of(std::string(R"({"name": "t", "name": "u"})")),
+             StartsWith("f.json: name: duplicate field"));
+  CHECK_THAT(error_of(head + R"("limits": [{"name": "l", "limit": 5, "window": "1m"}],
+                      "instances": {"count": 2, "clock": {"spread": "1ms", "spread": "2ms"}},
+                      "traffic": [{"name": "g", "rate": "10/s"}], "strategies": ["in_memory"]})"),
+             StartsWith("f.json: instances.clock.spread: duplicate field"));
+  CHECK_THAT(error_of(std::string(R"({"x": [[1, 2], [3, {"a": 1, "b": 2, "a": 3}]]})")),
+             StartsWith("f.json: x[1][1].a: duplicate field"));
+  // The same key in two different objects is fine.
+  CHECK(error_of(head + R"("limits": [{"name": "a", "limit": 5, "window": "1m"},
+                                      {"name": "b", "limit": 5, "window": "1m"}], )" +
+                 tail) == "(accepted)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// expect
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+json with_expect(const json& expectations) {
+  json j = minimal();
+  j["expect"] = expectations;
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE("expect entries parse: bounds, equality with tolerance and comparisons") {
+  const Scenario s = parse(with_expect(json::parse(R"([
+    {"strategy": "in_memory", "metric": "overshoot", "min": 9},
+    {"strategy": "redis_fixed_window", "metric": "latency_us.p99", "max": 3000.5},
+    {"strategy": "in_memory", "metric": "limits[0].excess", "min": 1, "max": 2,
+     "description": "why"},
+    {"strategy": "in_memory", "metric": "limits.per_user.excess", "equals": 0, "tolerance": 0.5},
+    {"metric": "excess", "less": ["redis_fixed_window", "in_memory"]},
+    {"metric": "series.windows[3].max_per_key", "less_or_equal": ["in_memory", "redis_fixed_window"]}
+  ])")));
+  REQUIRE(s.expectations.size() == 6);
+  const auto& e = s.expectations;
+  CHECK(e[0].kind == Expectation::Kind::kBound);
+  CHECK(e[0].strategy == "in_memory");
+  CHECK(e[0].metric == "overshoot");
+  CHECK(e[0].min == 9.0);
+  CHECK(!e[0].max);
+  CHECK(!e[0].equals);
+  CHECK(e[0].json_path == "expect[0]");
+  CHECK(e[1].max == 3000.5);
+  CHECK(e[2].min == 1.0);
+  CHECK(e[2].max == 2.0);
+  CHECK(e[2].description == "why");
+  CHECK(e[3].equals == 0.0);
+  CHECK(e[3].tolerance == 0.5);
+  CHECK(e[4].kind == Expectation::Kind::kLess);
+  CHECK(e[4].left == "redis_fixed_window");
+  CHECK(e[4].right == "in_memory");
+  CHECK(e[4].strategy.empty());
+  CHECK(e[5].kind == Expectation::Kind::kLessOrEqual);
+  CHECK(e[5].json_path == "expect[5]");
+  // No expect list: none.
+  CHECK(parse(minimal()).expectations.empty());
+  CHECK(parse(with_expect(json::array())).expectations.empty());
+}
+
+TEST_CASE("bad expect entries are rejected with their path") {
+  const auto bound = [](const char* extra) {
+    return with_expect(json::array({json::parse(
+        std::string(R"({"strategy": "in_memory", "metric": "overshoot")") + extra + "}")}));
+  };
+  check_rejected({
+      {with_expect(json::object()), "f.json: expect: expected an array, got an object"},
+      {with_expect(json::array({1})), "f.json: expect[0]: expected an object, got an integer"},
+      {bound(""), "f.json: expect[0]: expected \"min\", \"max\" or \"equals\""},
+      {bound(R"(, "max": "1")"), "f.json: expect[0].max: expected a number, got a string"},
+      {bound(R"(, "max": 1, "maxx": 2)"), "f.json: expect[0].maxx: unknown field"},
+      {bound(R"(, "min": 2, "max": 1)"), "f.json: expect[0].max: expected max >= min"},
+      {bound(R"(, "equals": 1, "max": 1)"),
+       "f.json: expect[0].equals: not allowed together with \"min\" or \"max\""},
+      {bound(R"(, "max": 1, "tolerance": 1)"),
+       "f.json: expect[0].tolerance: only allowed with \"equals\""},
+      {bound(R"(, "equals": 1, "tolerance": -1)"),
+       "f.json: expect[0].tolerance: expected a number >= 0, got -1"},
+      {with_expect(json::parse(R"([{"metric": "overshoot", "max": 1}])")),
+       "f.json: expect[0].strategy: required field is missing"},
+      {with_expect(json::parse(R"([{"strategy": "in_memory", "max": 1}])")),
+       "f.json: expect[0].metric: required field is missing"},
+      {with_expect(json::parse(R"([{"strategy": "in_memory", "metric": 5, "max": 1}])")),
+       "f.json: expect[0].metric: expected a string, got an integer"},
+      {with_expect(json::parse(R"([{"strategy": "in_mem", "metric": "excess", "max": 1}])")),
+       "f.json: expect[0].strategy: no strategy labelled \"in_mem\" in this scenario (it has: "
+       "in_memory, redis_fixed_window)"},
+      {with_expect(json::parse(R"([{"metric": "excess", "less": ["in_memory"]}])")),
+       "f.json: expect[0].less: expected from 2 to 2 entries, got 1"},
+      {with_expect(json::parse(R"([{"metric": "excess", "less": ["in_memory", 3]}])")),
+       "f.json: expect[0].less[1]: expected a strategy label, got an integer"},
+      {with_expect(json::parse(R"([{"metric": "excess", "less": ["in_memory", "x"]}])")),
+       "f.json: expect[0].less[1]: no strategy labelled \"x\""},
+      {with_expect(json::parse(R"([{"metric": "excess", "less": ["in_memory", "in_memory"]}])")),
+       "f.json: expect[0].less: expected two different strategy labels"},
+      {with_expect(json::parse(
+           R"([{"metric": "excess", "less": ["in_memory", "redis_fixed_window"], "max": 1}])")),
+       "f.json: expect[0].max: not allowed with \"less\" (it compares two strategies)"},
+      {with_expect(json::parse(R"([{"metric": "excess", "strategy": "in_memory",
+                                   "less_or_equal": ["in_memory", "redis_fixed_window"]}])")),
+       "f.json: expect[0].strategy: not allowed with \"less_or_equal\""},
+      {with_expect(json::parse(R"([{"metric": "excess", "less": ["in_memory", "redis_fixed_window"],
+                                   "less_or_equal": ["in_memory", "redis_fixed_window"]}])")),
+       "f.json: expect[0].less_or_equal: expected either \"less\" or \"less_or_equal\""},
+  });
+  // The index of the bad entry is named.
+  json two = with_expect(json::parse(R"([{"strategy": "in_memory", "metric": "excess", "max": 1},
+                                         {"strategy": "in_memory", "metric": "excess"}])"));
+  CHECK_THAT(error_of(two), StartsWith("f.json: expect[1]: expected \"min\""));
+}
+
+TEST_CASE("malformed metric paths are rejected at load time") {
+  for (const char* path : {"", ".", "a.", ".a", "a..b", "a[", "a[]", "a[x]", "a[1", "[0]", "a b",
+                           "a/b", "a[-1]", "a[1234567]", "limits.per.user.excess!"}) {
+    INFO('"' << path << '"');
+    const json j =
+        with_expect(json::array({{{"strategy", "in_memory"}, {"metric", path}, {"max", 1}}}));
+    CHECK_THAT(error_of(j), StartsWith("f.json: expect[0].metric: expected a report field path"));
+  }
+  CHECK_THAT(error_of(with_expect(json::array(
+                 {{{"strategy", "in_memory"}, {"metric", std::string(257, 'a')}, {"max", 1}}}))),
+             StartsWith("f.json: expect[0].metric: expected a report field path"));
+  for (const char* path : {"overshoot", "latency_us.p99", "limits[0].excess", "a[1][2].b-c_d",
+                           "limits.per_user.excess", "strategy_metrics.claims"}) {
+    INFO('"' << path << '"');
+    CHECK(error_of(with_expect(json::array(
+              {{{"strategy", "in_memory"}, {"metric", path}, {"max", 1}}}))) == "(accepted)");
+  }
+}
+
+TEST_CASE("parse_metric_path splits names and indices") {
+  const auto steps = parse_metric_path("limits[0][12].per_user.excess");
+  REQUIRE(steps);
+  REQUIRE(steps->size() == 5);
+  CHECK((*steps)[0].name == "limits");
+  CHECK(!(*steps)[0].is_index);
+  CHECK((*steps)[1].is_index);
+  CHECK((*steps)[1].index == 0);
+  CHECK((*steps)[2].is_index);
+  CHECK((*steps)[2].index == 12);
+  CHECK((*steps)[3].name == "per_user");
+  CHECK((*steps)[4].name == "excess");
+  CHECK(!parse_metric_path("a..b"));
+}
+
+TEST_CASE("the bound of expect entries is enforced") {
+  json many = json::array();
+  for (int i = 0; i < ScenarioBounds::kMaxExpectations + 1; ++i)
+    many.push_back({{"strategy", "in_memory"}, {"metric", "excess"}, {"max", i}});
+  CHECK_THAT(error_of(with_expect(many)),
+             StartsWith("f.json: expect: expected from 0 to 256 entries, got 257"));
 }

@@ -27,8 +27,9 @@ std::string describe_tolerance(const Tolerance& tolerance);
 struct BaselineOutcome {
   std::string label;
   bool passed = true;
-  std::string summary;               // one line: "3 metrics changed", "missing from this run"
-  std::vector<std::string> changes;  // "allowed: 120 -> 131 (allowed +-0.6)", one per change
+  std::string summary;  // one line: "3 metrics changed", "missing from this run"
+  std::vector<std::string>
+      changes;  // "allowed: 120 -> 131 (tolerance +-0.5% = +-0.6)", one per change
 };
 
 // Compares `report` with `baseline` (both whole reports of the same scenario and seed). Only

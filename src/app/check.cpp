@@ -137,8 +137,12 @@ void check_seed(const LoadedScenario& loaded, std::uint64_t seed, const CheckOpt
       c.status = CheckCase::Status::kFailed;
       c.message = fmt::format("{} against {}: {}", outcome.label, baseline->file, outcome.summary);
       c.details = outcome.changes;
-      c.reproduce = reproduce_command(loaded.file, seed, {outcome.label},
-                                      " --baseline " + shell_quote(baseline->file));
+      // A label missing from this run cannot be selected with --strategy.
+      const bool ran = find_strategy_report(report, outcome.label) != nullptr;
+      c.reproduce = reproduce_command(
+          loaded.file, seed,
+          ran ? std::vector<std::string>{outcome.label} : std::vector<std::string>{},
+          " --baseline " + shell_quote(baseline->file));
     }
     suite.cases.push_back(std::move(c));
   }
@@ -235,7 +239,9 @@ std::vector<CheckSuite> run_checks(const CheckOptions& options) {
         throw ScenarioError(fmt::format(
             "{}: the baseline was run with seed {}, which {} does not check ({}; pass --seed {})",
             baseline.file, baseline.seed, scenarios[i].file,
-            seeds_text(std::vector<std::uint64_t>{first, first + options.seeds - 1}),
+            options.seeds == 1
+                ? seeds_text({first})
+                : seeds_text(std::vector<std::uint64_t>{first, first + options.seeds - 1}),
             baseline.seed));
       }
       baseline_of[i] = &baseline;

@@ -61,7 +61,7 @@ std::string expectations_line(const Scenario& scenario, const nlohmann::ordered_
   }
   if (held + failed + unresolved == 0) return "";
   return fmt::format("expectations: {} hold, {} fail{}", held, failed,
-                     unresolved > 0 ? fmt::format(", {} name an unknown metric", unresolved) : "");
+                     unresolved > 0 ? fmt::format(", {} with an unknown metric", unresolved) : "");
 }
 
 int command_run(const RunOptions& options) {

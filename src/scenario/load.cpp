@@ -465,6 +465,11 @@ Expectation read_expectation(const json& value, const std::string& path, const s
   if (less != nullptr || less_or_equal != nullptr) {
     const std::string key = less != nullptr ? "less" : "less_or_equal";
     e.kind = less != nullptr ? Expectation::Kind::kLess : Expectation::Kind::kLessOrEqual;
+    for (const char* bound : {"strategy", "min", "max", "equals", "tolerance"}) {
+      if (value.contains(bound))
+        reader.fail(reader.path_of(bound),
+                    fmt::format("not allowed with \"{}\" (it compares two strategies)", key));
+    }
     const json& pair = reader.array_field(key, true, 2, 2);
     for (std::size_t i = 0; i < 2; ++i) {
       const std::string at = fmt::format("{}[{}]", reader.path_of(key), i);
@@ -476,11 +481,6 @@ Expectation read_expectation(const json& value, const std::string& path, const s
     e.right = pair[1].get<std::string>();
     if (e.left == e.right)
       reader.fail(reader.path_of(key), "expected two different strategy labels");
-    for (const char* bound : {"strategy", "min", "max", "equals", "tolerance"}) {
-      if (value.contains(bound))
-        reader.fail(reader.path_of(bound),
-                    fmt::format("not allowed with \"{}\" (it compares two strategies)", key));
-    }
     reader.reject_unknown();
     return e;
   }
