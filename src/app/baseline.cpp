@@ -90,8 +90,8 @@ BaselineOutcome compare_strategy(const std::string& label, const ordered_json& o
     const double slack = 1e-9 * std::max(1.0, std::fabs(old_value));
     if (std::fabs(*new_value - old_value) > allowed + slack) {
       outcome.changes.push_back(fmt::format(
-          "{}: {} -> {} (allowed {}{})", path, format_number(old_value), format_number(*new_value),
-          describe_tolerance(tolerance),
+          "{}: {} -> {} (tolerance {}{})", path, format_number(old_value),
+          format_number(*new_value), describe_tolerance(tolerance),
           tolerance.relative > 0 ? fmt::format(" = +-{}", format_number(allowed)) : ""));
     }
   }
