@@ -498,3 +498,275 @@ TEST_CASE("an unwritable report location exits 3") {
   CHECK(ws.rlsim("run fast.json --out " + quote((ws.dir / "plainfile").string())).status == 3);
   CHECK(read_file(ws.dir / "plainfile") == "x");
 }
+
+// ---------------------------------------------------------------------------------------------
+// check
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+// fast.json with an expect list: `holding` expectations that hold for every seed and, when
+// `failing`, one that fails (redis_fixed_window's overshoot is 1, never 0.5 or less).
+std::string fast_with_expect(bool failing) {
+  json j = json::parse(kFastScenario);
+  j["expect"] = json::parse(R"([
+    {"strategy": "in_memory", "metric": "overshoot", "min": 1.5},
+    {"strategy": "redis_fixed_window", "metric": "excess", "equals": 0},
+    {"metric": "excess", "less": ["closed", "in_memory"]}
+  ])");
+  if (failing) {
+    j["expect"].push_back({{"strategy", "redis_fixed_window"},
+                           {"metric", "overshoot"},
+                           {"max", 0.5},
+                           {"description", "deliberately wrong"}});
+  }
+  return j.dump(2);
+}
+
+}  // namespace
+
+TEST_CASE("check exits 0 when every expectation holds and prints a summary") {
+  const Workspace ws;
+  write_file(ws.dir / "good.json", fast_with_expect(false));
+  const auto outcome = ws.rlsim("check good.json");
+  CHECK(outcome.status == 0);
+  CHECK(outcome.err.empty());
+  CHECK(outcome.out ==
+        "ok   fast (good.json), seed 9: 3 passed\n"
+        "rlsim check: 1 scenario(s): 3 passed\n");
+  // check writes no report.
+  CHECK(!fs::exists(ws.dir / "reports"));
+}
+
+TEST_CASE("check exits 1 on a failed expectation, naming the value, the bound and the command") {
+  const Workspace ws;
+  write_file(ws.dir / "bad.json", fast_with_expect(true));
+  const auto outcome = ws.rlsim("check bad.json");
+  CHECK(outcome.status == 1);
+  CHECK(outcome.err.empty());
+  CHECK_THAT(outcome.out, StartsWith("FAIL fast (bad.json), seed 9: 1 failed, 3 passed\n"));
+  CHECK_THAT(outcome.out, Contains("  FAIL expect[3] redis_fixed_window overshoot <= 0.5 (seed 9): "
+                                   "redis_fixed_window overshoot is 1, expected <= 0.5\n"
+                                   "       why: deliberately wrong\n"
+                                   "       reproduce: rlsim check bad.json --seed 9 --strategy "
+                                   "redis_fixed_window\n"));
+  CHECK_THAT(outcome.out, Contains("rlsim check: 1 scenario(s): 1 failed, 3 passed\n"));
+
+  // The printed command reproduces the failure, and only the expectations of that strategy run.
+  const auto again = ws.rlsim("check bad.json --seed 9 --strategy redis_fixed_window");
+  CHECK(again.status == 1);
+  CHECK_THAT(again.out, StartsWith("FAIL fast (bad.json), seed 9: 1 failed, 1 passed, 2 skipped"));
+  // Selecting only strategies whose expectations hold passes.
+  CHECK(ws.rlsim("check bad.json --strategy in_memory").status == 0);
+}
+
+TEST_CASE("check exits 2 on bad input, before printing any result") {
+  const Workspace ws;
+  json unknown_metric = json::parse(fast_with_expect(true));
+  unknown_metric["expect"][2]["metric"] = "limits.per_usr.excess";
+  write_file(ws.dir / "metric.json", unknown_metric.dump());
+  json unknown_label = json::parse(fast_with_expect(false));
+  unknown_label["expect"][1]["strategy"] = "redis";
+  write_file(ws.dir / "label.json", unknown_label.dump());
+  write_file(ws.dir / "good.json", fast_with_expect(false));
+
+  const auto metric = ws.rlsim("check good.json metric.json");
+  CHECK(metric.status == 2);
+  CHECK(metric.out.empty());
+  CHECK(metric.err ==
+        "rlsim: metric.json: expect[2].metric: \"limits.per_usr.excess\" is not a metric in the "
+        "report of strategy \"closed\": limits has no entry named \"per_usr\" (names: "
+        "per_user)\n");
+
+  const auto label = ws.rlsim("check label.json");
+  CHECK(label.status == 2);
+  CHECK(label.out.empty());
+  CHECK_THAT(label.err, StartsWith("rlsim: label.json: expect[1].strategy: no strategy labelled "
+                                   "\"redis\" in this scenario"));
+
+  for (const char* args :
+       {"check", "check missing.json", "check good.json --seeds 0", "check good.json --seeds x",
+        "check good.json --seed -1", "check good.json --strategy nope",
+        "check good.json --strategy closed --strategy closed", "check good.json --baseline",
+        "check good.json --baseline missing.json", "check good.json --baseline good.json",
+        "check good.json --seed 18446744073709551615 --seeds 2", "check good.json --nope"}) {
+    INFO("rlsim " << args);
+    const auto outcome = ws.rlsim(args);
+    CHECK(outcome.status == 2);
+    CHECK(outcome.out.empty());
+    CHECK(!outcome.err.empty());
+  }
+}
+
+TEST_CASE("check --json prints a machine-readable result") {
+  const Workspace ws;
+  write_file(ws.dir / "bad.json", fast_with_expect(true));
+  const auto outcome = ws.rlsim("check bad.json --json");
+  CHECK(outcome.status == 1);
+  json result;
+  REQUIRE_NOTHROW(result = json::parse(outcome.out));
+  CHECK(result["result"] == "failed");
+  CHECK(result["passed"] == 3);
+  CHECK(result["failed"] == 1);
+  REQUIRE(result["scenarios"].size() == 1);
+  const json& suite = result["scenarios"][0];
+  CHECK(suite["file"] == "bad.json");
+  CHECK(suite["scenario"] == "fast");
+  CHECK(suite["seeds"] == json{9});
+  REQUIRE(suite["cases"].size() == 4);
+  const json& failed = suite["cases"][3];
+  CHECK(failed["status"] == "failed");
+  CHECK(failed["kind"] == "expectation");
+  CHECK(failed["values"]["redis_fixed_window"] == 1.0);
+  CHECK(failed["reproduce"] == "rlsim check bad.json --seed 9 --strategy redis_fixed_window");
+}
+
+TEST_CASE("check --seeds N checks every expectation for seeds s..s+N-1") {
+  const Workspace ws;
+  write_file(ws.dir / "bad.json", fast_with_expect(true));
+  const auto outcome = ws.rlsim("check bad.json --seeds 3 --seed 100 --json");
+  CHECK(outcome.status == 1);
+  const json result = json::parse(outcome.out);
+  CHECK(result["passed"] == 9);
+  CHECK(result["failed"] == 3);
+  const json& suite = result["scenarios"][0];
+  CHECK(suite["seeds"] == json{100, 101, 102});
+  REQUIRE(suite["cases"].size() == 12);
+  for (std::size_t i = 0; i < 12; ++i) CHECK(suite["cases"][i]["seed"] == 100 + i / 4);
+  CHECK(suite["cases"][7]["reproduce"] ==
+        "rlsim check bad.json --seed 101 --strategy redis_fixed_window");
+  // Without --seed, the scenario's seed is the first.
+  const json plain = json::parse(ws.rlsim("check bad.json --seeds 2 --json").out);
+  CHECK(plain["scenarios"][0]["seeds"] == json{9, 10});
+  // Different seeds, different traffic: the measured values differ somewhere.
+  CHECK(suite["cases"][0]["values"] != suite["cases"][4]["values"]);
+}
+
+TEST_CASE("check --junit writes one testcase per expectation and seed") {
+  const Workspace ws;
+  write_file(ws.dir / "bad.json", fast_with_expect(true));
+  write_file(ws.dir / "good.json", fast_with_expect(false));
+  const auto outcome = ws.rlsim("check good.json bad.json --seeds 2 --junit out.xml");
+  CHECK(outcome.status == 1);
+  const std::string xml = read_file(ws.dir / "out.xml");
+  CHECK_THAT(xml, StartsWith("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"rlsim "
+                             "check\" tests=\"14\" failures=\"2\" skipped=\"0\" errors=\"0\">\n"));
+  CHECK_THAT(xml, Contains("<testsuite name=\"fast\" tests=\"6\" failures=\"0\""));
+  CHECK_THAT(xml, Contains("<testsuite name=\"fast\" tests=\"8\" failures=\"2\""));
+  CHECK_THAT(xml, Contains("<property name=\"file\" value=\"bad.json\"/>"));
+  CHECK_THAT(xml, Contains("name=\"expect[3] redis_fixed_window overshoot &lt;= 0.5 (seed 10)\""));
+  CHECK_THAT(xml, Contains("<property name=\"seed\" value=\"10\"/>"));
+  CHECK_THAT(xml, Contains("<failure type=\"expectation\" message=\"redis_fixed_window overshoot "
+                           "is 1, expected &lt;= 0.5\">"));
+  CHECK(std::count(xml.begin(), xml.end(), '\n') > 14);
+  // The same run writes the same bytes.
+  REQUIRE(ws.rlsim("check good.json bad.json --seeds 2 --junit again.xml").status == 1);
+  CHECK(read_file(ws.dir / "again.xml") == xml);
+  if (std::system("command -v xmllint >/dev/null 2>&1") == 0) {
+    CHECK(ws.rlsim("check good.json --junit pass.xml").status == 0);
+    CHECK(shell_in(ws.dir.path(), "xmllint --noout out.xml pass.xml").status == 0);
+  } else {
+    WARN("xmllint not found: well-formedness is checked in test_check only");
+  }
+  // An unwritable JUnit file exits 3.
+  write_file(ws.dir / "plainfile", "x");
+  const auto unwritable = ws.rlsim("check good.json --junit plainfile/x.xml");
+  CHECK(unwritable.status == 3);
+  CHECK_THAT(unwritable.err, Contains("plainfile/x.xml"));
+}
+
+TEST_CASE("check --check-determinism passes on every bundled scenario") {
+  const Workspace ws;
+  std::string args = "check --check-determinism --json";
+  for (const auto& path : shipped_scenarios()) args += " " + quote(path.string());
+  const auto outcome = ws.rlsim(args);
+  INFO(outcome.out << outcome.err);
+  CHECK(outcome.status == 0);
+  const json result = json::parse(outcome.out);
+  CHECK(result["result"] == "passed");
+  CHECK(result["failed"] == 0);
+  std::size_t determinism = 0, expectations = 0;
+  for (const auto& suite : result["scenarios"]) {
+    for (const auto& c : suite["cases"]) {
+      determinism += c["kind"] == "determinism";
+      expectations += c["kind"] == "expectation";
+    }
+  }
+  // Every bundled scenario carries expectations, and every strategy was checked.
+  CHECK(expectations >= 2 * shipped_scenarios().size());
+  CHECK(determinism >= 2 * shipped_scenarios().size());
+  for (const auto& suite : result["scenarios"]) {
+    INFO(suite["file"]);
+    CHECK(suite["cases"].size() > 0);
+  }
+}
+
+TEST_CASE("run --check-determinism runs twice and says so; --json stays pure JSON") {
+  const Workspace ws;
+  const auto outcome = ws.rlsim("run fast.json --check-determinism --out a");
+  CHECK(outcome.status == 0);
+  CHECK_THAT(outcome.out, Contains("determinism: ok"));
+  const auto as_json = ws.rlsim("run fast.json --check-determinism --json --out b");
+  CHECK(as_json.status == 0);
+  CHECK(as_json.out == read_file(ws.dir / "a" / "report.json"));
+}
+
+TEST_CASE("run prints a one-line verdict of the scenario's expectations") {
+  const Workspace ws;
+  write_file(ws.dir / "bad.json", fast_with_expect(true));
+  const auto outcome = ws.rlsim("run bad.json --out a");
+  CHECK(outcome.status == 0);  // run reports; check judges
+  CHECK_THAT(outcome.out,
+             Contains("expectations: 3 hold, 1 fail (details: rlsim check bad.json --seed 9)\n"));
+  const auto selected = ws.rlsim("run bad.json --strategy in_memory --out b");
+  CHECK_THAT(selected.out, Contains("expectations: 1 hold, 0 fail"));
+  // No expectations, no line.
+  CHECK(ws.rlsim("run fast.json --out c").out.find("expectations:") == std::string::npos);
+}
+
+TEST_CASE("run and check reject a --strategy label given twice") {
+  const Workspace ws;
+  for (const std::string command : {"run", "check"}) {
+    const auto outcome = ws.rlsim(command + " fast.json --strategy closed --strategy closed");
+    CHECK(outcome.status == 2);
+    CHECK(outcome.err == "rlsim: --strategy closed: given twice\n");
+  }
+}
+
+TEST_CASE("check --baseline passes against its own report and names each changed metric") {
+  const Workspace ws;
+  write_file(ws.dir / "good.json", fast_with_expect(false));
+  REQUIRE(ws.rlsim("run good.json --out base").status == 0);
+  const auto same = ws.rlsim("check good.json --baseline base/report.json");
+  CHECK(same.status == 0);
+  CHECK_THAT(same.out, Contains("ok   fast (good.json), seed 9: 6 passed"));
+
+  json tampered = json::parse(read_file(ws.dir / "base" / "report.json"));
+  const double overshoot = tampered["strategies"][1]["overshoot"].get<double>();
+  tampered["strategies"][1]["overshoot"] = overshoot - 0.25;
+  const std::int64_t allowed = tampered["strategies"][0]["allowed"].get<std::int64_t>();
+  tampered["strategies"][0]["allowed"] = allowed + 100;
+  write_file(ws.dir / "tampered.json", tampered.dump(2));
+  const auto changed = ws.rlsim("check good.json --baseline tampered.json");
+  CHECK(changed.status == 1);
+  CHECK_THAT(changed.out,
+             Contains("  FAIL baseline in_memory (seed 9): in_memory against tampered.json: 1 of"));
+  CHECK_THAT(changed.out, Contains("       allowed: " + std::to_string(allowed + 100) + " -> " +
+                                   std::to_string(allowed) + " (tolerance +-0.5% = +-"));
+  CHECK_THAT(changed.out, Contains("       overshoot: 0.75 -> 1 (tolerance +-0.01)\n"));
+  CHECK_THAT(changed.out, Contains("reproduce: rlsim check good.json --seed 9 --strategy "
+                                   "redis_fixed_window --baseline tampered.json\n"));
+
+  CHECK(overshoot == 1.0);  // the central counter holds the limit exactly
+  // A baseline of another seed, or of a scenario not checked, is bad input.
+  tampered["seed"] = 10;
+  write_file(ws.dir / "seed10.json", tampered.dump());
+  CHECK(ws.rlsim("check good.json --baseline seed10.json").status == 2);
+  CHECK(ws.rlsim("check good.json --baseline seed10.json --seeds 2").status == 1);
+  tampered["scenario"] = "other";
+  write_file(ws.dir / "other.json", tampered.dump());
+  const auto other = ws.rlsim("check good.json --baseline other.json");
+  CHECK(other.status == 2);
+  CHECK(other.err ==
+        "rlsim: other.json: no scenario named \"other\" among the scenarios checked\n");
+}
