@@ -195,9 +195,11 @@ int main(int argc, char** argv) {
   CLI::App* check = app.add_subcommand(
       "check", "Run scenarios and check their expectations, for CI (docs/ci.md)");
   check->add_option("scenario", check_options.scenario_paths, "Scenario files (JSON)")->required();
-  check->add_option("--strategy", check_options.labels,
-                    "Run only the strategy with this label (repeatable); expectations naming "
-                    "others are skipped");
+  check
+      ->add_option("--strategy", check_options.labels,
+                   "Run only the strategy with this label (repeatable); expectations naming "
+                   "others are skipped")
+      ->allow_extra_args(false);
   check->add_option("--seed", check_options.seed, "First seed (default: each scenario's seed)")
       ->check(uint64_validator);
   check
@@ -208,8 +210,10 @@ int main(int argc, char** argv) {
   check->add_option("--junit", check_options.junit_path, "Also write JUnit XML to this file");
   check->add_flag("--check-determinism", check_options.check_determinism,
                   "Run every strategy twice; a difference in decisions or report fails");
-  check->add_option("--baseline", check_options.baseline_paths,
-                    "A saved report.json to compare with, matched by scenario name (repeatable)");
+  check
+      ->add_option("--baseline", check_options.baseline_paths,
+                   "A saved report.json to compare with, matched by scenario name (repeatable)")
+      ->allow_extra_args(false);
 
   std::string validate_path;
   CLI::App* validate = app.add_subcommand("validate", "Check a scenario file without running it");
