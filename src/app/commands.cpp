@@ -87,12 +87,15 @@ std::string first_divergence(const Scenario& scenario, const StrategyResult& a,
     if (ca[i].digest == cb[i].digest && ca[i].decisions == cb[i].decisions) continue;
     const std::uint64_t first = i == 0 ? 0 : ca[i - 1].decisions;
     const TimeUs from_us = i == 0 ? 0 : ca[i - 1].time_us;
-    return fmt::format(
-        "the decisions first differ in decisions {}..{}, virtual time {:.1f} s .. {:.1f} s "
-        "(run 1 reached {:.1f} s, run 2 {:.1f} s)",
-        first, ca[i].decisions - 1, seconds(from_us),
-        seconds(std::max(ca[i].time_us, cb[i].time_us)), seconds(ca[i].time_us),
-        seconds(cb[i].time_us));
+    const TimeUs to_us = std::max(ca[i].time_us, cb[i].time_us);
+    std::string text = fmt::format(
+        "the decisions first differ in decisions {}..{}, virtual time {:.1f} s .. {:.1f} s", first,
+        ca[i].decisions - 1, seconds(from_us), seconds(to_us));
+    // Runs that reached the checkpoint at different times diverged in timing, not only outcome.
+    if (ca[i].time_us != cb[i].time_us)
+      text += fmt::format(" (run 1 reached it at {:.1f} s, run 2 at {:.1f} s)",
+                          seconds(ca[i].time_us), seconds(cb[i].time_us));
+    return text;
   }
   if (ca.size() != cb.size() || a.decision_digest != b.decision_digest) {
     const std::uint64_t first = common == 0 ? 0 : ca[common - 1].decisions;
