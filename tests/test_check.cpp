@@ -443,24 +443,24 @@ std::vector<CheckSuite> sample_suites() {
   suite.file = "dir/a&b <x>.json";
   suite.scenario = "s";
   suite.seeds = {42, 43};
-  CheckCase passed;
-  passed.name = "expect[0] a overshoot >= 9.9";
-  passed.kind = "expectation";
-  passed.seed = 42;
-  CheckCase failed;
-  failed.name = "expect[1] b overshoot <= 1";
-  failed.kind = "expectation";
-  failed.seed = 43;
-  failed.status = CheckCase::Status::kFailed;
-  failed.message = "b overshoot is 1.5, expected <= 1 \"quoted\" & 'apostrophe' \x01";
+  const auto make_case = [](const char* name, std::uint64_t seed, CheckCase::Status status,
+                            const char* message) {
+    CheckCase c;
+    c.name = name;
+    c.kind = "expectation";
+    c.seed = seed;
+    c.status = status;
+    c.message = message;
+    return c;
+  };
+  const CheckCase passed =
+      make_case("expect[0] a overshoot >= 9.9", 42, CheckCase::Status::kPassed, "");
+  CheckCase failed = make_case("expect[1] b overshoot <= 1", 43, CheckCase::Status::kFailed,
+                               "b overshoot is 1.5, expected <= 1 \"quoted\" & 'apostrophe' \x01");
   failed.details = {"why: <central> counter", "second\tline"};
   failed.reproduce = "rlsim check 'dir/a&b <x>.json' --seed 43 --strategy b";
-  CheckCase skipped;
-  skipped.name = "expect[2] excess: b < c";
-  skipped.kind = "expectation";
-  skipped.seed = 42;
-  skipped.status = CheckCase::Status::kSkipped;
-  skipped.message = "strategy c was not run (see --strategy)";
+  const CheckCase skipped = make_case("expect[2] excess: b < c", 42, CheckCase::Status::kSkipped,
+                                      "strategy c was not run (see --strategy)");
   suite.cases = {passed, failed, skipped};
   CheckSuite empty;
   empty.file = "e.json";

@@ -165,6 +165,12 @@ std::string seeds_text(const std::vector<std::uint64_t>& seeds) {
   return fmt::format("seeds {}..{}", seeds.front(), seeds.back());
 }
 
+void put_counts(const CheckCounts& counts, ordered_json& out) {
+  out["passed"] = counts.passed;
+  out["failed"] = counts.failed;
+  out["skipped"] = counts.skipped;
+}
+
 std::string counts_text(const CheckCounts& counts) {
   std::string out;
   if (counts.failed > 0) out += fmt::format("{} failed, ", counts.failed);
@@ -291,9 +297,7 @@ ordered_json check_json(const std::vector<CheckSuite>& suites) {
   const CheckCounts total = count_cases(suites);
   ordered_json out;
   out["result"] = total.failed > 0 ? "failed" : "passed";
-  out["passed"] = total.passed;
-  out["failed"] = total.failed;
-  out["skipped"] = total.skipped;
+  put_counts(total, out);
   out["scenarios"] = ordered_json::array();
   for (const auto& suite : suites) {
     const CheckCounts counts = count_cases(suite.cases);
@@ -301,9 +305,7 @@ ordered_json check_json(const std::vector<CheckSuite>& suites) {
     s["file"] = suite.file;
     s["scenario"] = suite.scenario;
     s["seeds"] = suite.seeds;
-    s["passed"] = counts.passed;
-    s["failed"] = counts.failed;
-    s["skipped"] = counts.skipped;
+    put_counts(counts, s);
     s["cases"] = ordered_json::array();
     for (const auto& c : suite.cases) {
       ordered_json j;
