@@ -131,12 +131,12 @@ class StrategyRun final : public RequestSink, public EventTarget {
     return shapes;
   }
 
-  // FNV-1a, one 64-bit word at a time.
+  // FNV-1a over whole 64-bit words, with a fold of the high half so every bit of a word reaches
+  // the low bits of the digest.
   void mix(std::uint64_t word) {
-    for (int i = 0; i < 8; ++i) {
-      digest_ ^= (word >> (8 * i)) & 0xff;
-      digest_ *= 0x100000001b3ULL;
-    }
+    digest_ ^= word;
+    digest_ *= 0x100000001b3ULL;
+    digest_ ^= digest_ >> 32;
   }
 
   static void decided(void* context, Decision&& decision) {
