@@ -216,7 +216,7 @@ TEST_CASE("describe states each kind of expectation in one line") {
 // Baselines
 // ---------------------------------------------------------------------------------------------
 
-TEST_CASE("default tolerances: latencies 5%, overshoots and per-request ratios 0.01, counts 0.5%") {
+TEST_CASE("default tolerances: latencies 5%, ratios 0.01, fractions 0.0001, counts 0.5%") {
   const auto check = [](const std::string& path, double absolute, double relative) {
     INFO(path);
     const Tolerance t = default_tolerance(path);
@@ -230,7 +230,10 @@ TEST_CASE("default tolerances: latencies 5%, overshoots and per-request ratios 0
   check("rolling_overshoot", 0.01, 0);
   check("limits.per_user.overshoot", 0.01, 0);
   check("redis_commands_per_request", 0.01, 0);
+  check("sliding_log_error.error_rate", 0.0001, 0);
+  check("limits.per_user.sliding_log_error.error_rate", 0.0001, 0);
   check("allowed", 0, 0.005);
+  check("staleness.mean", 0, 0.005);
   check("excess", 0, 0.005);
   check("limits.per_user.false_denials", 0, 0.005);
   CHECK(describe_tolerance({0, 0.05}) == "+-5%");

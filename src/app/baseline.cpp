@@ -108,6 +108,9 @@ Tolerance default_tolerance(const std::string& path) {
   const std::string field = last_segment(path);
   if (path.rfind("latency_us.", 0) == 0 || ends_with(field, "_us")) return {0, 0.05};
   if (ends_with(field, "overshoot") || ends_with(field, "_per_request")) return {0.01, 0};
+  // Fractions of requests such as sliding_log_error.error_rate: small numbers, where a relative
+  // tolerance would be too strict to be useful.
+  if (ends_with(field, "_rate")) return {0.0001, 0};
   return {0, 0.005};
 }
 

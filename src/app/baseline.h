@@ -17,7 +17,7 @@ struct Tolerance {
 
 // The default tolerance of a metric path (docs/ci.md#baselines): latencies (latency_us.*, any
 // field ending in _us) +-5%; overshoots and per-request ratios (*overshoot, *_per_request)
-// +-0.01 absolute; everything else (counts) +-0.5%.
+// +-0.01 absolute; fractions (*_rate) +-0.0001 absolute; everything else (counts) +-0.5%.
 Tolerance default_tolerance(const std::string& path);
 
 // "+-5%", "+-0.01".

@@ -68,11 +68,6 @@ std::string reproduce_command(const std::string& file, std::uint64_t seed,
   return out + extra;
 }
 
-std::vector<std::string> labels_of(const Expectation& e) {
-  if (e.kind == Expectation::Kind::kBound) return {e.strategy};
-  return {e.left, e.right};
-}
-
 // The suite's cases for one seed: run every strategy (twice with --check-determinism), then the
 // expectations, then the baseline when it was taken with this seed.
 void check_seed(const LoadedScenario& loaded, std::uint64_t seed, const CheckOptions& options,

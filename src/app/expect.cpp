@@ -133,14 +133,10 @@ std::string describe(const Expectation& e) {
   return fmt::format("{} <= {}", subject, format_number(*e.max));
 }
 
-namespace {
-
 std::vector<std::string> labels_of(const Expectation& e) {
   if (e.kind == Expectation::Kind::kBound) return {e.strategy};
   return {e.left, e.right};
 }
-
-}  // namespace
 
 void check_metric_paths(const Scenario& scenario, const ordered_json& report,
                         const std::string& file) {

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "scenario/model.h"
 
@@ -21,6 +22,9 @@ const nlohmann::ordered_json* find_strategy_report(const nlohmann::ordered_json&
 // What an expectation asserts, in one line: "in_memory overshoot >= 9.9",
 // "excess: local_budget < token_reservation".
 std::string describe(const Expectation& expectation);
+
+// The labels an expectation names: its strategy, or the two it compares.
+std::vector<std::string> labels_of(const Expectation& expectation);
 
 // Shortest decimal text that reads back as `value` ("9.9", "100", "0.0001").
 std::string format_number(double value);

@@ -37,11 +37,8 @@ struct RunOptions {
 std::string expectations_line(const Scenario& scenario, const nlohmann::ordered_json& report) {
   std::size_t held = 0, failed = 0, unresolved = 0;
   for (const Expectation& e : scenario.expectations) {
-    const std::vector<std::string> labels = e.kind == Expectation::Kind::kBound
-                                                ? std::vector<std::string>{e.strategy}
-                                                : std::vector<std::string>{e.left, e.right};
     bool ran = true, resolves = true;
-    for (const auto& label : labels) {
+    for (const auto& label : labels_of(e)) {
       const auto* strategy = find_strategy_report(report, label);
       std::string error;
       if (strategy == nullptr) {
