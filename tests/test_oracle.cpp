@@ -395,3 +395,41 @@ TEST_CASE("freeing idle keys never changes a verdict or a metric") {
     CHECK(noisy.keys_held() < 4000);
   }
 }
+
+TEST_CASE("the worked example of docs/metrics.md") {
+  // Limit 2 per 10 s; (arrival, decision, allowed, ideal verdict at arrival).
+  const std::vector<Limit> limits{{"l", LimitKey::kUser, 2, 10 * kUsPerS}};
+  Oracle oracle(limits, Algorithm::kFixedWindow);
+  struct Row {
+    double arrival_s, decided_s;
+    bool allowed, ideal;
+  };
+  const std::vector<Row> rows{{1.0, 1.0, true, true},    {8.0, 8.0, true, true},
+                              {9.0, 9.0, true, false},   {9.999, 10.001, true, false},
+                              {10.5, 10.5, false, true}, {11.0, 11.0, true, true},
+                              {19.0, 19.0, false, false}};
+  for (const Row& row : rows) {
+    const Request r = at(row.arrival_s);
+    CHECK(oracle.ideal_admits(r) == row.ideal);
+    oracle.on_decision(r, Outcome{row.allowed, row.allowed ? -1 : 0, false}, row.ideal,
+                       at(row.decided_s).arrival_us, 1);
+  }
+  const OracleTotals& totals = oracle.totals();
+  const LimitMetrics& m = totals.limits[0];
+  CHECK(m.overshoot == Approx(1.5));
+  CHECK(m.excess == 1);
+  CHECK(m.max_in_rolling == 4);
+  CHECK(m.false_denials == 1);
+  CHECK(m.wrongly_allowed == 3);
+  CHECK(m.wrongly_denied == 0);
+  CHECK(m.sliding_log_error_rate == Approx(3.0 / 7.0));
+  CHECK(totals.latency_us.quantile(0.5) == 0);
+  CHECK(totals.latency_us.quantile(0.99) == 2000);
+  REQUIRE(totals.series.size() == 2);
+  CHECK(totals.series[0].offered == 3);
+  CHECK(totals.series[0].admitted == 3);
+  CHECK(totals.series[1].offered == 4);
+  CHECK(totals.series[1].admitted == 2);
+  CHECK(totals.series[1].denied == 2);
+  CHECK(totals.series[1].max_per_key == 2);
+}
