@@ -112,9 +112,8 @@ void Oracle::record_admission(std::size_t limit_index, ObservedKey& key, TimeUs 
   metrics.max_in_window = std::max(metrics.max_in_window, key.count);
 
   // Any interval of one window's length: admissions in (t - window, t].
-  key.recent.add(unix_us, limit.window_us);
   metrics.max_in_rolling =
-      std::max(metrics.max_in_rolling, key.recent.count(unix_us, limit.window_us));
+      std::max(metrics.max_in_rolling, key.recent.add(unix_us, limit.window_us));
   metrics.overshoot = static_cast<double>(metrics.max_in_window) / static_cast<double>(limit.limit);
   metrics.rolling_overshoot =
       static_cast<double>(metrics.max_in_rolling) / static_cast<double>(limit.limit);
