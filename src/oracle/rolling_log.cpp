@@ -57,9 +57,9 @@ void RollingLog::drop_old(TimeUs now_us, DurationUs window_us) {
     head_ = wrap(head_ + 1);
     --size_;
   }
-  // A ring far larger than what it holds gives memory back (amortized: it halves at most as often
-  // as it doubled).
-  if (ring_.size() > 4 * kMinRing && size_ * 4 <= ring_.size())
+  // A ring eight times larger than what it holds gives memory back, shrinking to a quarter (the gap
+  // between growing and shrinking keeps the cost amortized O(1) per event).
+  if (ring_.size() > 4 * kMinRing && size_ * 8 <= ring_.size())
     resize_ring(std::max(kMinRing, std::bit_ceil(size_ * 2)));
   if (buckets_ == nullptr) return;
   if (size_ < kExactEvents) {
