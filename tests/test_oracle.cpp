@@ -103,7 +103,7 @@ std::vector<bool> ideal_verdicts(Algorithm algorithm, const std::vector<Limit>& 
 const std::vector<Limit> kThreePerSecond{{"l", LimitKey::kUser, 3, kUsPerS}};
 }  // namespace
 
-TEST_CASE("ideal sliding log: at most 3 admissions in any (t - 1 s, t]") {
+TEST_CASE("ideal sliding log: at most 3 admissions in any half-open second") {
   // 0.6: 0, 0.2, 0.4 are inside. 1.0: 0.0 is out (half open), 2 inside. 1.1: 0.2, 0.4, 1.0.
   // 1.2: 0.4, 1.0. 1.3: 0.4, 1.0, 1.2. 1.4: 1.0, 1.2. Denied requests never count.
   const std::vector<double> times{0.0, 0.2, 0.4, 0.6, 1.0, 1.1, 1.2, 1.3, 1.4};
