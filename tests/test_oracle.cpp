@@ -433,3 +433,21 @@ TEST_CASE("the worked example of docs/metrics.md") {
   CHECK(totals.series[1].denied == 2);
   CHECK(totals.series[1].max_per_key == 2);
 }
+
+TEST_CASE("the ideal sliding log above 4096 per window denies at most one sub-interval early") {
+  // Limit 5000 per second, a request every 100 us for 2 s. Exactly: 5000 admitted in [0, 0.5 s),
+  // none until 1.0 s, then each admission of the first second leaves the log at +1 s and makes
+  // room: 5000 more in [1.0 s, 1.5 s). Above 4096 the log counts in sub-intervals of 977 us
+  // (about 10 requests), so it may deny up to about 10 requests early, never admit one too many.
+  const std::vector<Limit> limits{{"l", LimitKey::kGlobal, 5000, kUsPerS}};
+  Oracle oracle(limits, Algorithm::kSlidingLog);
+  std::int64_t first_second = 0, second_second = 0;
+  for (TimeUs t = 0; t < 2 * kUsPerS; t += 100) {
+    Request r;
+    r.arrival_us = t;
+    if (oracle.ideal_admits(r)) ++(t < kUsPerS ? first_second : second_second);
+  }
+  CHECK(first_second == 5000);
+  CHECK(second_second <= 5000);
+  CHECK(second_second >= 5000 - 10);
+}
