@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tests/install-deps.sh
 
+# Formatting is part of the build: the committed .clang-format, applied.
+clang-format --dry-run --Werror src/*/*.h src/*/*.cpp tests/*.cpp tests/*.h
+
 jobs=$(nproc)
 cmake -S . -B build -DRLSIM_WERROR=ON
 cmake --build build -j"$jobs"
@@ -28,5 +31,7 @@ done
 export RLSIM_REDIS_PORT="$redis_port"
 
 ctest --test-dir build --output-on-failure -j"$jobs"
+# Every bundled scenario's headline claims, each run twice to prove determinism.
+build/rlsim check scenarios/*.json --check-determinism
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"
 echo "all tests passed"

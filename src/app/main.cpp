@@ -14,6 +14,7 @@
 #include "app/check.h"
 #include "app/commands.h"
 #include "app/exit_codes.h"
+#include "app/report_files.h"
 #include "app/expect.h"
 #include "app/run.h"
 
@@ -82,29 +83,23 @@ int command_run(const RunOptions& options) {
   }
 
   const auto report = report_json(result);
-  const std::string report_text = report.dump(2) + "\n";
   const std::filesystem::path dir = options.out_dir.empty()
                                         ? std::filesystem::path("reports") / scenario.name
                                         : std::filesystem::path(options.out_dir);
-  const std::filesystem::path report_path = dir / "report.json";
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  std::ofstream out(report_path, std::ios::binary | std::ios::trunc);
-  if (ec || !out || !(out << report_text) || !out.flush()) {
-    std::cerr << fmt::format("rlsim: cannot write the report to {}: {}\n", report_path.string(),
-                             ec ? ec.message() : "write failed");
-    return exit_code::kOutputError;
-  }
-  if (options.json) {
-    std::cout << report_text;
-    return exit_code::kOk;
-  }
   std::string reproduce = "rlsim run " + shell_quote(options.scenario_path);
   for (const auto& label : options.labels) reproduce += " --strategy " + shell_quote(label);
   reproduce += fmt::format(" --seed {}", result.seed);
+  if (const auto error = write_report_files(result, dir, reproduce)) {
+    std::cerr << fmt::format("rlsim: cannot write the report: {}\n", *error);
+    return exit_code::kOutputError;
+  }
+  if (options.json) {
+    std::cout << report.dump(2) << "\n";
+    return exit_code::kOk;
+  }
   std::cout << report_table(result, use_color());
-  std::cout << fmt::format("\nseed {}; reproduce with: {}\nreport: {}\n", result.seed, reproduce,
-                           report_path.string());
+  std::cout << fmt::format("\nseed {}; reproduce with: {}\nreport: {} (also report.html, report.md)\n",
+                           result.seed, reproduce, (dir / "report.json").string());
   if (options.check_determinism)
     std::cout << "determinism: ok (every strategy ran twice: same decisions, same report)\n";
   const std::string verdict = expectations_line(scenario, report);
@@ -184,7 +179,7 @@ int main(int argc, char** argv) {
       ->check(uint64_validator);
   run->add_flag("--json", run_options.json, "Print only the JSON report on stdout");
   run->add_option("--out", run_options.out_dir,
-                  "Directory for report.json (default: reports/<scenario name>)");
+                  "Directory for report.json, report.html, report.md and the chart SVGs (default: reports/<scenario name>)");
   run->add_flag("--check-determinism", run_options.check_determinism,
                 "Run every strategy twice and exit 1 unless decisions and reports are identical");
 
