@@ -653,8 +653,9 @@ const CommandRow* find_command(const std::string& name) {
   }();
   char lowered[24];  // longer than any command name
   if (name.size() >= sizeof(lowered)) return nullptr;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    lowered[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+  for (std::size_t i = 0; i < name.size(); ++i) {  // ASCII only: no locale call per command
+    const char c = name[i];
+    lowered[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
   }
   auto it = by_name->find(std::string_view(lowered, name.size()));
   return it == by_name->end() ? nullptr : it->second;
