@@ -174,6 +174,19 @@ TEST_CASE("math.random follows Redis 7.0's generator") {
              "return a == math.random(100)") == "(integer) 1");
 }
 
+TEST_CASE("tostring prints no addresses") {
+  MockStore store;
+  CHECK(eval(store, "return tostring({})") == "\"table: 0x00000001\"");
+  CHECK(eval(store,
+             "local t = {} return {tostring(t), tostring(t), tostring(1 == 1), "
+             "tostring(function() end), tostring(1.5)}") ==
+        "[\"table: 0x00000002\", \"table: 0x00000002\", \"true\", \"function: 0x00000003\", "
+        "\"1.5\"]");
+  CHECK(
+      eval(store, "return tostring(setmetatable({}, {__tostring = function() return 'me' end}))") ==
+      "\"me\"");
+}
+
 TEST_CASE("SCRIPT LOAD, EXISTS, FLUSH and EVALSHA with NOSCRIPT") {
   MockStore store;
   const std::string body = "return ARGV[1] .. '!'";

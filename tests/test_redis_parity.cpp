@@ -80,12 +80,7 @@ void check_same_replies(RealRedis& real, MockStore& mock, const std::vector<Comm
 }  // namespace
 
 TEST_CASE("mock and real Redis agree on the commands rlsim uses") {
-  const char* port = std::getenv("RLSIM_REDIS_PORT");
-  if (port == nullptr)
-    FAIL(
-        "RLSIM_REDIS_PORT is not set: run the suite with tests/run-all.sh, which starts "
-        "redis-server");
-  RealRedis real(std::atoi(port));
+  RealRedis real(parity_port());
   const std::string p = "rlsim-parity:";
   real.run({"FLUSHALL"});
   MockStore mock;
@@ -152,20 +147,12 @@ TEST_CASE("mock and real Redis agree on the commands rlsim uses") {
       {"incr", p + "lower"},
       {"Incr", p + "lower"},
   };
-  const TimeUs now_us = kEpochUnixUs;
-  for (const auto& command : script) {
-    std::string text;
-    for (const auto& a : command) text += a + " ";
-    INFO(text);
-    CHECK(to_display(mock.run(command, now_us)) == to_display(real.run(command)));
-  }
+  check_same_replies(real, mock, script);
   real.run({"FLUSHALL"});
 }
 
 TEST_CASE("TIME has the shape of Redis's reply") {
-  const char* port = std::getenv("RLSIM_REDIS_PORT");
-  if (port == nullptr) FAIL("RLSIM_REDIS_PORT is not set");
-  RealRedis real(std::atoi(port));
+  RealRedis real(parity_port());
   MockStore mock;
   const Reply r = real.run({"TIME"});
   const Reply m = mock.run({"TIME"}, kEpochUnixUs + 5);
