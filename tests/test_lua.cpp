@@ -105,6 +105,10 @@ TEST_CASE("script errors carry Redis's position suffix") {
   const std::string third = "\n\nlocal t = nil return t.x";
   CHECK(eval(store, third) ==
         "(error) ERR user_script:3: attempt to index local 't' (a nil value)" + where(third, 3));
+  // A raised table is read without metamethods: nothing of the script runs after it failed.
+  const std::string trap = "error(setmetatable({}, {__index = function() while true do end end}))";
+  CHECK(eval(store, trap) ==
+        "(error) ERR rlsim: script raised a table without an 'err' field" + where(trap));
   CHECK(eval(store, "return (") ==
         "(error) ERR Error compiling script (new function): user_script:1: unexpected symbol "
         "near '<eof>'");

@@ -115,10 +115,12 @@ int error_handler(lua_State* L) {
   }
   lua_settop(L, 1);
   if (have) {
+    lua_pushliteral(L, "source");
     lua_pushstring(L, ar.source);
-    lua_setfield(L, 1, "source");
+    lua_rawset(L, 1);
+    lua_pushliteral(L, "line");
     lua_pushinteger(L, ar.currentline);
-    lua_setfield(L, 1, "line");
+    lua_rawset(L, 1);
   }
   return 1;
 }
@@ -663,7 +665,13 @@ Reply LuaEngine::error_reply_from_stack(const std::string& sha) {
         one_line(fmt::format("ERR Error running script {}, {:.100}", sha, std::string(msg))));
   }
   std::string text;
-  lua_getfield(L_, -1, "err");
+  // Raw reads: this runs outside the protected call, where a metamethod could neither raise nor
+  // be stopped by the instruction budget.
+  const auto push_raw = [this](const char* name, int table_at) {
+    lua_pushstring(L_, name);
+    lua_rawget(L_, table_at - 1);
+  };
+  push_raw("err", -1);
   if (lua_isstring(L_, -1)) {
     text = lua_tostring(L_, -1);
   } else {
@@ -671,8 +679,8 @@ Reply LuaEngine::error_reply_from_stack(const std::string& sha) {
     text = "ERR rlsim: script raised a table without an 'err' field";
   }
   lua_pop(L_, 1);
-  lua_getfield(L_, -1, "source");
-  lua_getfield(L_, -2, "line");
+  push_raw("source", -1);
+  push_raw("line", -2);
   if (lua_isstring(L_, -1) && lua_isstring(L_, -2)) {
     text += fmt::format(" script: {}, on {}:{}.", sha, lua_tostring(L_, -2), lua_tostring(L_, -1));
   }
