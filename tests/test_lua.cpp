@@ -163,6 +163,8 @@ TEST_CASE("the sandbox is Redis 7.0's") {
   const std::string inner = "loadstring('z = 1')()";
   CHECK(eval(store, inner).find("Attempt to modify a readonly table") != std::string::npos);
   CHECK(eval(store, "return _G.redis ~= nil") == "(integer) 1");
+  CHECK(eval(store, "return ('abc'):upper()") == "\"ABC\"");
+  CHECK(eval(store, "return getmetatable('')") == "(nil)");  // hidden: Redis has it read-only
 }
 
 TEST_CASE("math.random follows Redis 7.0's generator") {

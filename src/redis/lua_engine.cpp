@@ -483,6 +483,16 @@ void LuaEngine::open_sandbox() {
     push_readonly_proxy(L);
     lua_setglobal(L, name);
   }
+  // String methods ("x"):upper() reach the string library through the read-only proxy too, and
+  // scripts cannot reach the string metatable itself (Redis makes it read-only; Lua 5.1 can only
+  // hide it: getmetatable('') answers false).
+  lua_pushliteral(L, "");
+  lua_getmetatable(L, -1);
+  lua_getglobal(L, "string");
+  lua_setfield(L, -2, "__index");
+  lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "__metatable");
+  lua_pop(L, 2);
 
   // The real globals table raises on reads of missing names; scripts see it through a read-only
   // proxy that becomes the thread's globals, so every function compiled later (scripts,
