@@ -265,10 +265,12 @@ Reply cmd_set(Ctx& ctx) {
   const auto& argv = ctx.argv;
   for (std::size_t i = 3; i < argv.size(); ++i) {
     const std::string& option = argv[i];
-    const bool has_next = i + 1 < argv.size();
-    const auto expiry = [&](Unit u) {
-      return (unit == kNoExpiry || unit == u) && !keep_ttl && has_next;
-    };
+    // The expiry option this is, if any; one expiry option per command, repeats allowed.
+    Unit named = kNoExpiry;
+    if (is_option(option, "ex")) named = kEx;
+    if (is_option(option, "px")) named = kPx;
+    if (is_option(option, "exat")) named = kExAt;
+    if (is_option(option, "pxat")) named = kPxAt;
     if (is_option(option, "nx") && !xx) {
       nx = true;
     } else if (is_option(option, "xx") && !nx) {
@@ -277,17 +279,9 @@ Reply cmd_set(Ctx& ctx) {
       get = true;
     } else if (is_option(option, "keepttl") && unit == kNoExpiry) {
       keep_ttl = true;
-    } else if (is_option(option, "ex") && expiry(kEx)) {
-      unit = kEx;
-      expire_arg = &argv[++i];
-    } else if (is_option(option, "px") && expiry(kPx)) {
-      unit = kPx;
-      expire_arg = &argv[++i];
-    } else if (is_option(option, "exat") && expiry(kExAt)) {
-      unit = kExAt;
-      expire_arg = &argv[++i];
-    } else if (is_option(option, "pxat") && expiry(kPxAt)) {
-      unit = kPxAt;
+    } else if (named != kNoExpiry && (unit == kNoExpiry || unit == named) && !keep_ttl &&
+               i + 1 < argv.size()) {
+      unit = named;
       expire_arg = &argv[++i];
     } else {
       return Reply::error(kSyntax);
