@@ -88,6 +88,15 @@ using Entry = MockStore::Entry;
 using Type = MockStore::Type;
 using Limits = std::numeric_limits<std::int64_t>;
 
+// Whether `arg` is the option `lower_name`, in any case (no allocation, unlike lower()).
+bool is_option(const std::string& arg, const char* lower_name) {
+  std::size_t i = 0;
+  for (; i < arg.size() && lower_name[i] != '\0'; ++i) {
+    if (std::tolower(static_cast<unsigned char>(arg[i])) != lower_name[i]) return false;
+  }
+  return i == arg.size() && lower_name[i] == '\0';
+}
+
 // a * b, or nullopt on overflow.
 std::optional<std::int64_t> checked_mul(std::int64_t a, std::int64_t b) {
   std::int64_t out = 0;
@@ -183,32 +192,33 @@ Reply cmd_incrbyfloat(Ctx& ctx) {
 Reply expire_generic(Ctx& ctx, std::int64_t unit_us, bool absolute) {
   bool nx = false, xx = false, gt = false, lt = false;
   for (std::size_t i = 3; i < ctx.argv.size(); ++i) {
-    const std::string option = lower(ctx.argv[i]);
-    if (option == "nx")
+    const std::string& option = ctx.argv[i];
+    if (is_option(option, "nx"))
       nx = true;
-    else if (option == "xx")
+    else if (is_option(option, "xx"))
       xx = true;
-    else if (option == "gt")
+    else if (is_option(option, "gt"))
       gt = true;
-    else if (option == "lt")
+    else if (is_option(option, "lt"))
       lt = true;
     else
-      return Reply::error(fmt::format("ERR Unsupported option {}", ctx.argv[i]));
+      return Reply::error(fmt::format("ERR Unsupported option {}", option));
   }
   if (nx && (xx || gt || lt))
     return Reply::error("ERR NX and XX, GT or LT options at the same time are not compatible");
   if (gt && lt) return Reply::error("ERR GT and LT options at the same time are not compatible");
   std::int64_t amount = 0;
   if (!parse_strict_int(ctx.argv[2], amount)) return Reply::error(kNotInteger);
-  const Reply invalid =
-      Reply::error(fmt::format("ERR invalid expire time in '{}' command", ctx.name()));
+  const auto invalid = [&] {  // built only when needed: EXPIRE is on the hot path
+    return Reply::error(fmt::format("ERR invalid expire time in '{}' command", ctx.name()));
+  };
   std::int64_t when_ms = amount;
   if (unit_us == kUsPerS) {
-    if (!checked_mul(amount, 1000)) return invalid;
+    if (!checked_mul(amount, 1000)) return invalid();
     when_ms = amount * 1000;
   }
   const std::int64_t base_ms = absolute ? 0 : ctx.now_us / kUsPerMs;
-  if (when_ms > Limits::max() - base_ms) return invalid;
+  if (when_ms > Limits::max() - base_ms) return invalid();
   const std::string& key = ctx.argv[1];
   Entry* entry = ctx.lookup(key);
   if (entry == nullptr) return Reply::from_integer(0);
@@ -247,14 +257,6 @@ Reply cmd_get(Ctx& ctx) {
   return Reply::bulk(entry->value);
 }
 
-bool is_option(const std::string& arg, const char* lower_name) {
-  std::size_t i = 0;
-  for (; i < arg.size() && lower_name[i] != '\0'; ++i) {
-    if (std::tolower(static_cast<unsigned char>(arg[i])) != lower_name[i]) return false;
-  }
-  return i == arg.size() && lower_name[i] == '\0';
-}
-
 // SET key value [NX | XX] [GET] [EX s | PX ms | EXAT s | PXAT ms | KEEPTTL], parsed as Redis 7.0's
 // parseExtendedStringArgumentsOrReply: options in any order, the same expiry option may repeat
 // (the last wins), conflicting ones are a syntax error.
@@ -291,12 +293,12 @@ Reply cmd_set(Ctx& ctx) {
   if (unit != kNoExpiry) {  // Redis's getExpireMillisecondsOrReply
     std::int64_t amount = 0;
     if (!parse_strict_int(*expire_arg, amount)) return Reply::error(kNotInteger);
-    const Reply invalid = Reply::error("ERR invalid expire time in 'set' command");
+    const auto invalid = [] { return Reply::error("ERR invalid expire time in 'set' command"); };
     const bool seconds = unit == kEx || unit == kExAt;
-    if (amount <= 0 || (seconds && amount > Limits::max() / 1000)) return invalid;
+    if (amount <= 0 || (seconds && amount > Limits::max() / 1000)) return invalid();
     std::int64_t when_ms = seconds ? amount * 1000 : amount;
     const bool relative = unit == kEx || unit == kPx;
-    if (relative && when_ms > Limits::max() - ctx.now_us / kUsPerMs) return invalid;
+    if (relative && when_ms > Limits::max() - ctx.now_us / kUsPerMs) return invalid();
     const auto span_us = checked_mul(when_ms, kUsPerMs).value_or(Limits::max());
     expire_at_us = relative ? saturating_add(ctx.now_us, span_us) : span_us;
   }
