@@ -2,6 +2,7 @@
 // checked against redis-server 7.0.15 (the same cases run against it in test_redis_parity).
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 
 #include "core/sha1.h"
@@ -299,13 +300,14 @@ TEST_CASE("[.bench] EVALSHA of the fixed-window script", "[.bench]") {
   std::vector<Command> command = {{"EVALSHA", sha, "1", "", "60000"}};
   std::vector<Reply> replies;
   constexpr int kCalls = 1'000'000;
-  const auto start = std::chrono::steady_clock::now();
+  // CPU time, not wall time: the benchmark machine is shared, and waiting for a core is not cost.
+  const std::clock_t start = std::clock();
   for (int i = 0; i < kCalls; ++i) {
     command[0][3] = "rl:user:" + std::to_string(i % 1000);
     replies.clear();
     store.execute(command, kT0 + i, replies);
   }
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double s = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
   std::printf("EVALSHA fixed window: %.0f ns per call\n", s * 1e9 / kCalls);
   CHECK(replies.at(0).type == Reply::Type::kInteger);
 }
