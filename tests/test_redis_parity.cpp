@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "core/sha1.h"
 #include "redis/mock_store.h"
 
 using namespace rlsim;
@@ -79,12 +80,7 @@ void check_same_replies(RealRedis& real, MockStore& mock, const std::vector<Comm
 }  // namespace
 
 TEST_CASE("mock and real Redis agree on the commands rlsim uses") {
-  const char* port = std::getenv("RLSIM_REDIS_PORT");
-  if (port == nullptr)
-    FAIL(
-        "RLSIM_REDIS_PORT is not set: run the suite with tests/run-all.sh, which starts "
-        "redis-server");
-  RealRedis real(std::atoi(port));
+  RealRedis real(parity_port());
   const std::string p = "rlsim-parity:";
   real.run({"FLUSHALL"});
   MockStore mock;
@@ -151,20 +147,12 @@ TEST_CASE("mock and real Redis agree on the commands rlsim uses") {
       {"incr", p + "lower"},
       {"Incr", p + "lower"},
   };
-  const TimeUs now_us = kEpochUnixUs;
-  for (const auto& command : script) {
-    std::string text;
-    for (const auto& a : command) text += a + " ";
-    INFO(text);
-    CHECK(to_display(mock.run(command, now_us)) == to_display(real.run(command)));
-  }
+  check_same_replies(real, mock, script);
   real.run({"FLUSHALL"});
 }
 
 TEST_CASE("TIME has the shape of Redis's reply") {
-  const char* port = std::getenv("RLSIM_REDIS_PORT");
-  if (port == nullptr) FAIL("RLSIM_REDIS_PORT is not set");
-  RealRedis real(std::atoi(port));
+  RealRedis real(parity_port());
   MockStore mock;
   const Reply r = real.run({"TIME"});
   const Reply m = mock.run({"TIME"}, kEpochUnixUs + 5);
@@ -364,6 +352,224 @@ TEST_CASE("mock and real Redis agree on sorted sets, hashes, floats and expiry c
       {"EXPIRE", p + "t", "9223372036854775807"},
       {"EXPIRE", p + "t", "9223372036854775"},
       {"PEXPIRE", p + "t", "9223372036854775807"},
+  };
+  check_same_replies(real, mock, script);
+  real.run({"FLUSHALL"});
+}
+
+TEST_CASE("mock and real Redis agree on Lua scripts: conversions, sandbox and error texts") {
+  RealRedis real(parity_port());
+  const std::string p = "rlsim-parity:";
+  real.run({"FLUSHALL"});
+  real.run({"SCRIPT", "FLUSH"});
+  MockStore mock;
+  const auto eval = [](std::string body, std::vector<std::string> rest = {"0"}) {
+    Command command = {"EVAL", std::move(body)};
+    command.insert(command.end(), rest.begin(), rest.end());
+    return command;
+  };
+  const std::string incr_expire =
+      "local c = redis.call('INCR', KEYS[1]) if c == 1 then redis.call('PEXPIRE', KEYS[1], "
+      "ARGV[1]) end return c";
+  const std::string sliding_log =
+      "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1] - ARGV[2])\n"
+      "local count = redis.call('ZCARD', KEYS[1])\n"
+      "if count < tonumber(ARGV[3]) then\n"
+      "  redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])\n"
+      "  redis.call('EXPIRE', KEYS[1], math.ceil(ARGV[2] / 1000))\n"
+      "  return {1, count + 1}\n"
+      "end\n"
+      "return {0, count}\n";
+  // A token bucket in a hash (tokens, last refill) with fractional tokens, now in ARGV.
+  const std::string token_bucket =
+      "local b = redis.call('HMGET', KEYS[1], 'tokens', 'ts')\n"
+      "local cap, rate, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])\n"
+      "local tokens = tonumber(b[1]) or cap\n"
+      "local ts = tonumber(b[2]) or now\n"
+      "tokens = math.min(cap, tokens + (now - ts) * rate / 1000)\n"
+      "local allowed = 0\n"
+      "if tokens >= 1 then tokens = tokens - 1 allowed = 1 end\n"
+      "redis.call('HSET', KEYS[1], 'tokens', tokens, 'ts', now)\n"
+      "redis.call('PEXPIRE', KEYS[1], math.ceil(cap / rate * 1000))\n"
+      "return {allowed, tostring(tokens)}\n";
+  // GCRA: one theoretical arrival time per key (emission interval, burst tolerance in ms).
+  const std::string gcra =
+      "local now, t, tau = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])\n"
+      "local tat = tonumber(redis.call('GET', KEYS[1])) or now\n"
+      "local new_tat = math.max(tat, now) + t\n"
+      "if new_tat - now > tau + t then return {0, new_tat - now - tau - t} end\n"
+      "redis.call('SET', KEYS[1], new_tat, 'PX', math.ceil(new_tat - now))\n"
+      "return {1, 0}\n";
+  // The lesson's local-budget claim: INCRBY a batch, give back what passes the limit.
+  const std::string local_budget =
+      "local claimed = redis.call('INCRBY', KEYS[1], ARGV[1])\n"
+      "local limit = tonumber(ARGV[2])\n"
+      "if claimed > limit then\n"
+      "  local excess = math.min(claimed - limit, tonumber(ARGV[1]))\n"
+      "  redis.call('DECRBY', KEYS[1], excess)\n"
+      "  return tonumber(ARGV[1]) - excess\n"
+      "end\n"
+      "return tonumber(ARGV[1])\n";
+  const std::vector<Command> script = {
+      // Lua -> reply.
+      eval("return 1"),
+      eval("return 1.9"),
+      eval("return -3.9"),
+      eval("return 1e20"),
+      eval("return 0/0"),
+      eval("return 'text'"),
+      eval("return true"),
+      eval("return false"),
+      eval("return nil"),
+      eval("return"),
+      eval("return {1, 2, nil, 3}"),
+      eval("return {1, {2, {err='inner'}}, 'x', true, false, 5}"),
+      eval("return {}"),
+      eval("return {err='my err'}"),
+      eval("return {err='MYCODE my err'}"),
+      eval("return {ok='fine'}"),
+      eval("return {ok='a\\nb'}"),
+      eval("return {double=1.5}"),
+      eval("return {err=5}"),
+      eval("return {a=1}"),
+      eval("return redis.error_reply('boom')"),
+      eval("return redis.error_reply('MY boom')"),
+      eval("return redis.error_reply('-MY boom')"),
+      eval("return redis.error_reply(5)"),
+      eval("return redis.status_reply('st')"),
+      eval("return redis.status_reply()"),
+      eval("return redis.sha1hex('abc')"),
+      eval("return redis.sha1hex()"),
+      eval("return {redis.LOG_DEBUG, redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING}"),
+      eval("redis.log(redis.LOG_WARNING, 'hi') return 1"),
+      eval("redis.log(redis.LOG_WARNING) return 1"),
+      eval("redis.log('x', 'y') return 1"),
+      eval("redis.log(9, 'y') return 1"),
+      eval("return redis.REDIS_VERSION_NUM > 0"),
+      // Reply -> Lua.
+      eval("return redis.call('SET', KEYS[1], 'v')", {"1", p + "a"}),
+      eval("return type(redis.call('SET', KEYS[1], 'v'))", {"1", p + "a"}),
+      eval("return redis.call('SET', KEYS[1], 'v').ok", {"1", p + "a"}),
+      eval("return redis.call('GET', KEYS[1])", {"1", p + "a"}),
+      eval("return redis.call('GET', KEYS[1]) == false", {"1", p + "missing"}),
+      eval("return type(redis.call('INCR', KEYS[1]))", {"1", p + "n"}),
+      eval("return redis.call('INCRBY', KEYS[1], 1.5)", {"1", p + "n"}),
+      eval("return redis.call('SET', KEYS[1], 0.1)", {"1", p + "f"}),
+      eval("return redis.call('GET', KEYS[1])", {"1", p + "f"}),
+      eval("return redis.call('SET', KEYS[1], 100)", {"1", p + "f"}),
+      eval("return redis.call('GET', KEYS[1])", {"1", p + "f"}),
+      eval("return redis.call('MGET', KEYS[1], KEYS[2])", {"2", p + "a", p + "missing"}),
+      eval("local r = redis.call('MGET', KEYS[1], KEYS[2]) return {#r, r[2] == false}",
+           {"2", p + "a", p + "missing"}),
+      eval("return redis.pcall('INCR', KEYS[1])", {"1", p + "a"}),
+      eval("local r = redis.pcall('INCR', KEYS[1]) return r.err", {"1", p + "a"}),
+      eval("local r = redis.pcall('INCR', KEYS[1]) return type(r)", {"1", p + "a"}),
+      eval("return redis.call('INCR', KEYS[1])", {"1", p + "a"}),
+      eval("return redis.pcall('HSET', KEYS[1], 'f', 'v')", {"1", p + "a"}),
+      eval("local ok, e = pcall(redis.call, 'INCR', KEYS[1]) return {tostring(ok), e}",
+           {"1", p + "a"}),
+      eval("local ok, e = pcall(error, 'x') return {tostring(ok), e}"),
+      eval("return redis.call('nope')"),
+      eval("return redis.pcall('nope')"),
+      eval("return redis.call()"),
+      eval("return redis.pcall()"),
+      eval("return redis.call({})"),
+      eval("return redis.call('GET', {})"),
+      eval("return redis.pcall('GET', nil)"),
+      eval("return redis.call('GET', 'a', 'b')"),
+      eval("return redis.call('EVAL', 'return 1', 0)"),
+      eval("return redis.call('SCRIPT', 'LOAD', 'return 1')"),
+      // KEYS and ARGV.
+      eval("return {#KEYS, #ARGV, KEYS[1], ARGV[1], ARGV[2]}", {"1", "k", "a1", "a2"}),
+      eval("return {#KEYS, #ARGV}"),
+      eval("return KEYS[1]", {"0", "notakey"}),
+      eval("table.insert(ARGV, 'extra') return #ARGV", {"0", "a"}),
+      eval("return #ARGV", {"0", "a"}),
+      // Errors.
+      eval("error('boom')"),
+      eval("error({err='X boom'})"),
+      eval("error(5)"),
+      eval("error()"),
+      eval("local t = nil return t.x"),
+      eval("return 1 +"),
+      eval("return ("),
+      eval("\n\nerror('third line')"),
+      eval("local function f() error('inner') end\nf()"),
+      eval("return 1", {"-1"}),
+      eval("return 1", {"2", "a"}),
+      eval("return 1", {"x"}),
+      eval("return 1", {}),
+      // Sandbox.
+      eval("x = 5"),
+      eval("return x"),
+      eval("return _G.redis ~= nil"),
+      eval("_G.y = 1"),
+      eval("rawset(_G, 'y', 1)"),
+      eval("string.x = 1"),
+      eval("redis.call = nil"),
+      eval("return type(print)"),
+      eval("return type(os)"),
+      eval("return type(io)"),
+      eval("return type(loadfile)"),
+      eval("return type(dofile)"),
+      eval("return type(require)"),
+      eval("return type(setfenv)"),
+      eval("return type(getfenv)"),
+      eval("return type(debug)"),
+      eval("return type(newproxy)"),
+      eval("return type(package)"),
+      eval("return type(module)"),
+      eval("return {type(loadstring), type(load), type(unpack), type(coroutine), type(pcall)}"),
+      eval("return {type(string.format), type(math.floor), type(table.concat), type(tonumber)}"),
+      eval("return loadstring('return 7')()"),
+      eval("loadstring('z = 1')()"),
+      eval("local t = {} for i = 1, 10 do t[i] = i * i end return table.concat(t, ',')"),
+      eval("return string.format('%d-%s-%.3f', 7, 'x', 1.5)"),
+      eval("return tostring(1e15) .. ' ' .. tostring(0.1) .. ' ' .. 2^53"),
+      eval("return math.random(5, 5)"),
+      // Scripts the strategies send.
+      eval(incr_expire, {"1", p + "fw", "60000"}),
+      eval(incr_expire, {"1", p + "fw", "60000"}),
+      Command{"TTL", p + "fw"},
+      eval(sliding_log, {"1", p + "log", "1000", "60000", "2", "r1"}),
+      eval(sliding_log, {"1", p + "log", "2000", "60000", "2", "r2"}),
+      eval(sliding_log, {"1", p + "log", "3000", "60000", "2", "r3"}),
+      eval(sliding_log, {"1", p + "log", "62000", "60000", "2", "r4"}),
+      Command{"ZRANGE", p + "log", "0", "-1", "WITHSCORES"},
+      Command{"TTL", p + "log"},
+      eval(token_bucket, {"1", p + "tb", "10", "0.5", "1000"}),
+      eval(token_bucket, {"1", p + "tb", "10", "0.5", "1500"}),
+      eval(token_bucket, {"1", p + "tb", "10", "0.5", "1500"}),
+      Command{"HGETALL", p + "tb"},
+      eval(gcra, {"1", p + "gcra", "1000", "100", "300"}),
+      eval(gcra, {"1", p + "gcra", "1000", "100", "300"}),
+      eval(gcra, {"1", p + "gcra", "1000", "100", "300"}),
+      eval(gcra, {"1", p + "gcra", "1000", "100", "300"}),
+      eval(gcra, {"1", p + "gcra", "1250", "100", "300"}),
+      eval(local_budget, {"1", p + "budget", "100", "250"}),
+      eval(local_budget, {"1", p + "budget", "100", "250"}),
+      eval(local_budget, {"1", p + "budget", "100", "250"}),
+      eval(local_budget, {"1", p + "budget", "100", "250"}),
+      // SCRIPT and EVALSHA.
+      Command{"SCRIPT", "LOAD", incr_expire},
+      Command{"EVALSHA", sha1_hex(incr_expire), "1", p + "fw2", "1000"},
+      Command{"EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "0"},
+      Command{"EVALSHA", "abc", "0"},
+      Command{"EVALSHA", sha1_hex("return 1"), "x"},
+      Command{"SCRIPT", "EXISTS", sha1_hex(incr_expire), "abc"},
+      Command{"SCRIPT", "LOAD", "return ("},
+      Command{"SCRIPT", "LOAD"},
+      Command{"SCRIPT", "EXISTS"},
+      Command{"SCRIPT", "FLUSH", "BOGUS"},
+      Command{"SCRIPT", "BOGUS"},
+      Command{"SCRIPT"},
+      Command{"SCRIPT", "FLUSH"},
+      Command{"SCRIPT", "EXISTS", sha1_hex(incr_expire)},
+      Command{"EVALSHA", sha1_hex(incr_expire), "1", p + "fw2", "1000"},
+      Command{"SCRIPT", "LOAD", "return 1"},
+      Command{"EVALSHA", "E0E1F9FABFC9D4800C877A703B823AC0578FF8DB", "0"},
+      Command{"SCRIPT", "EXISTS", "E0E1F9FABFC9D4800C877A703B823AC0578FF8DB"},
+      Command{"SCRIPT", "FLUSH", "ASYNC"},
   };
   check_same_replies(real, mock, script);
   real.run({"FLUSHALL"});
