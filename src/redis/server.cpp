@@ -72,7 +72,13 @@ void RedisServer::send(RedisCall& call, std::coroutine_handle<> waiting, ClientI
     records_.emplace_back();
   }
   Record& record = records_[index];
-  record.commands.swap(call.commands_);
+  if (call.is_single_) {
+    // The record keeps its vector (and its capacity); only the command's argv changes hands.
+    record.commands.resize(1);
+    record.commands.front().swap(call.single_);
+  } else {
+    record.commands.swap(call.commands_);
+  }
   record.replies.clear();
   record.call = &call;
   record.waiting = waiting;

@@ -67,6 +67,9 @@ class RedisCall {
  public:
   RedisCall(RedisServer& server, std::vector<Command> commands)
       : server_(server), commands_(std::move(commands)) {}
+  // One command: kept inline, so that the common single-command call allocates no vector.
+  RedisCall(RedisServer& server, Command command)
+      : server_(server), single_(std::move(command)), is_single_(true) {}
   bool await_ready() const noexcept { return false; }
   void await_suspend(std::coroutine_handle<> waiting);
   std::vector<Reply> await_resume() { return std::move(replies_); }
@@ -75,6 +78,8 @@ class RedisCall {
   friend class RedisServer;
   RedisServer& server_;
   std::vector<Command> commands_;
+  Command single_;
+  bool is_single_ = false;
   std::vector<Reply> replies_;
 };
 
@@ -83,11 +88,7 @@ class RedisServer final : public EventTarget {
   // `store` must outlive the server. The network stream is drawn from `network_rng`.
   RedisServer(Simulator& sim, DataStore& store, const RedisTiming& timing, Rng network_rng);
 
-  RedisCall call(Command command) {
-    std::vector<Command> commands;
-    commands.push_back(std::move(command));
-    return RedisCall(*this, std::move(commands));
-  }
+  RedisCall call(Command command) { return RedisCall(*this, std::move(command)); }
   RedisCall pipeline(std::vector<Command> commands) {
     return RedisCall(*this, std::move(commands));
   }
