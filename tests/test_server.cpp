@@ -14,7 +14,9 @@ struct Outcome {
 };
 
 Task<int> one_call(RedisServer& server, Simulator& sim, Command command, Outcome& outcome) {
-  outcome.replies = co_await server.call(std::move(command));
+  auto replies = co_await server.call(std::move(command));
+  outcome.replies.assign(std::make_move_iterator(replies.begin()),
+                         std::make_move_iterator(replies.end()));
   outcome.done_us = sim.now();
   co_return 0;
 }

@@ -7,7 +7,9 @@
 
 namespace rlsim {
 
-void RedisCall::await_suspend(std::coroutine_handle<> waiting) { server_.submit(*this, waiting); }
+void RedisCallBase::await_suspend(std::coroutine_handle<> waiting) {
+  server_.submit(*this, waiting);
+}
 
 RedisServer::RedisServer(Simulator& sim, DataStore& store, const RedisTiming& timing,
                          Rng network_rng)
@@ -47,7 +49,7 @@ void RedisServer::set_client_down(ClientId client, DownMode mode) {
   client_state(client).down = mode;
 }
 
-void RedisServer::submit(RedisCall& call, std::coroutine_handle<> waiting) {
+void RedisServer::submit(RedisCallBase& call, std::coroutine_handle<> waiting) {
   const ClientId client = current_client_;
   if (pool_size_ > 0) {
     Client& state = client_state(client);
@@ -62,7 +64,7 @@ void RedisServer::submit(RedisCall& call, std::coroutine_handle<> waiting) {
   send(call, waiting, client);
 }
 
-void RedisServer::send(RedisCall& call, std::coroutine_handle<> waiting, ClientId client) {
+void RedisServer::send(RedisCallBase& call, std::coroutine_handle<> waiting, ClientId client) {
   std::uint32_t index;
   if (!free_records_.empty()) {
     index = free_records_.back();
@@ -173,15 +175,24 @@ void RedisServer::arrive(std::uint32_t index) {
 
 void RedisServer::complete(std::uint32_t index, bool timed_out) {
   Record& record = records_[index];
-  RedisCall* call = record.call;
+  RedisCallBase* call = record.call;
   const std::coroutine_handle<> waiting = record.waiting;
   const ClientId client = record.client;
   RLSIM_CHECK(call != nullptr);
-  if (record.refused) {
+  if (timed_out && !record.refused) ++stats_.timeouts;
+  if (call->is_single_) {
+    // The reply moves out and the record keeps its buffer: no allocation per call.
+    if (record.refused) {
+      call->single_reply_ = Reply::error("CONNREFUSED rlsim: connection refused");
+    } else if (timed_out) {
+      call->single_reply_ = Reply::timeout();
+    } else {
+      call->single_reply_ = std::move(record.replies.front());
+    }
+  } else if (record.refused) {
     call->replies_.assign(record.commands.size(),
                           Reply::error("CONNREFUSED rlsim: connection refused"));
   } else if (timed_out) {
-    ++stats_.timeouts;
     call->replies_.assign(record.commands.size(), Reply::timeout());
   } else {
     call->replies_.swap(record.replies);

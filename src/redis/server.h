@@ -10,6 +10,7 @@
 // strategy code: the server down (refusing connections at once, or a black hole that never
 // answers), some clients partitioned away, added network latency with jitter, a slower server, and
 // a connection pool per client whose exhaustion makes calls wait.
+#include <array>
 #include <coroutine>
 #include <cstdint>
 #include <deque>
@@ -61,26 +62,42 @@ using ClientId = std::uint32_t;
 
 class RedisServer;
 
-// Awaitable for one round trip (one command, a pipeline, or later a script). `co_await` yields one
-// reply per command, or timeout replies (Reply::timed_out) when the client's deadline passed first.
-class RedisCall {
+// Awaitable for one round trip (one command, a pipeline, or a script). `co_await` yields the
+// replies, or timeout replies (Reply::timed_out) when the client's deadline passed first.
+class RedisCallBase {
  public:
-  RedisCall(RedisServer& server, std::vector<Command> commands)
-      : server_(server), commands_(std::move(commands)) {}
-  // One command: kept inline, so that the common single-command call allocates no vector.
-  RedisCall(RedisServer& server, Command command)
-      : server_(server), single_(std::move(command)), is_single_(true) {}
   bool await_ready() const noexcept { return false; }
   void await_suspend(std::coroutine_handle<> waiting);
-  std::vector<Reply> await_resume() { return std::move(replies_); }
 
- private:
+ protected:
+  RedisCallBase(RedisServer& server, std::vector<Command> commands)
+      : server_(server), commands_(std::move(commands)) {}
+  // One command: kept inline, so that the common single-command call allocates no vector.
+  RedisCallBase(RedisServer& server, Command command)
+      : server_(server), single_(std::move(command)), is_single_(true) {}
+
   friend class RedisServer;
   RedisServer& server_;
   std::vector<Command> commands_;
   Command single_;
   bool is_single_ = false;
-  std::vector<Reply> replies_;
+  std::vector<Reply> replies_;  // a pipeline's replies
+  Reply single_reply_;          // a single command's reply
+};
+
+// One command: `co_await` yields a one-element array (so `.front()` reads it, with no allocation).
+class RedisCall final : public RedisCallBase {
+ public:
+  RedisCall(RedisServer& server, Command command) : RedisCallBase(server, std::move(command)) {}
+  std::array<Reply, 1> await_resume() { return {std::move(single_reply_)}; }
+};
+
+// A pipeline: `co_await` yields one reply per command, in order.
+class RedisPipeline final : public RedisCallBase {
+ public:
+  RedisPipeline(RedisServer& server, std::vector<Command> commands)
+      : RedisCallBase(server, std::move(commands)) {}
+  std::vector<Reply> await_resume() { return std::move(replies_); }
 };
 
 class RedisServer final : public EventTarget {
@@ -89,8 +106,8 @@ class RedisServer final : public EventTarget {
   RedisServer(Simulator& sim, DataStore& store, const RedisTiming& timing, Rng network_rng);
 
   RedisCall call(Command command) { return RedisCall(*this, std::move(command)); }
-  RedisCall pipeline(std::vector<Command> commands) {
-    return RedisCall(*this, std::move(commands));
+  RedisPipeline pipeline(std::vector<Command> commands) {
+    return RedisPipeline(*this, std::move(commands));
   }
 
   // The client on whose behalf the next call is made. The run sets it before it starts a decision,
@@ -117,11 +134,11 @@ class RedisServer final : public EventTarget {
   void on_event(std::uint64_t arg) override;
 
  private:
-  friend class RedisCall;
+  friend class RedisCallBase;
   struct Record {
     std::vector<Command> commands;
     std::vector<Reply> replies;
-    RedisCall* call = nullptr;  // null once the client gave up
+    RedisCallBase* call = nullptr;  // null once the client gave up
     std::coroutine_handle<> waiting;
     TimeUs deadline_us = 0;
     DurationUs back_us = 0;
@@ -134,7 +151,7 @@ class RedisServer final : public EventTarget {
   enum Phase : std::uint64_t { kArrive = 0, kReply = 1, kTimeout = 2, kRefused = 3 };
   // A call waiting for a free connection of its client's pool.
   struct Waiting {
-    RedisCall* call;
+    RedisCallBase* call;
     std::coroutine_handle<> handle;
     TimeUs since_us;
   };
@@ -144,8 +161,8 @@ class RedisServer final : public EventTarget {
     std::deque<Waiting> waiting;  // bounded by the client's requests in flight
   };
 
-  void submit(RedisCall& call, std::coroutine_handle<> waiting);
-  void send(RedisCall& call, std::coroutine_handle<> waiting, ClientId client);
+  void submit(RedisCallBase& call, std::coroutine_handle<> waiting);
+  void send(RedisCallBase& call, std::coroutine_handle<> waiting, ClientId client);
   Client& client_state(ClientId client);
   DownMode reachability(ClientId client) const;
   DurationUs sample_rtt_us();
