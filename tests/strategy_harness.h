@@ -25,11 +25,13 @@ class StrategyHarness final : public EventTarget {
   StrategyHarness(const std::string& limits, const std::string& strategy,
                   std::vector<DurationUs> clock_offsets_us = {0}, DurationUs rtt_us = 1000,
                   DurationUs timeout_us = 50'000, const std::string& scenario_dir = ".")
-      : scenario_(parse_scenario(fmt::format(R"({{"name": "t", "duration": "1h", "limits": [{}],
+      : scenario_(parse_scenario(
+            fmt::format(
+                R"({{"name": "t", "duration": "1h", "limits": [{}], "instances": {{"count": 1}},
               "traffic": [{{"name": "u", "users": 100, "rate": "1/s", "ips": 10, "endpoints": ["/a", "/b"]}}],
               "strategies": [{}]}})",
-                                             limits, strategy),
-                                 "t.json")),
+                limits, strategy),
+            "t.json")),
         catalog_(scenario_),
         server_(sim_, store_, RedisTiming{rtt_us, rtt_us, 0, timeout_us}, Rng(1, "network")) {
     std::string field, error;

@@ -39,9 +39,9 @@ class Script {
 };
 
 // True for the script failures that are the script author's fault and make the run meaningless:
-// a compile error ("ERR Error compiling script ...") or an instruction budget overrun ("ERR
-// rlsim: script <sha> exceeded its instruction budget"). Other error replies (WRONGTYPE from a
-// redis.call, redis.error_reply, timeouts) are ordinary Redis errors.
+// a compile error ("ERR Error compiling script ...") or one of the mock's script limits ("ERR
+// rlsim: script <sha> exceeded its instruction budget", "... the Lua memory limit"). Other error
+// replies (WRONGTYPE from a redis.call, redis.error_reply, timeouts) are ordinary Redis errors.
 bool is_fatal_script_error(const Reply& reply);
 
 // "rl:{user:42}:": a limit's key prefix ("rl:user:", from redis_key_prefixes) with the key text
