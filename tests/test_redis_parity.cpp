@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "core/sha1.h"
 #include "redis/mock_store.h"
 
 using namespace rlsim;
@@ -55,6 +56,26 @@ struct RealRedis {
     return out;
   }
 };
+
+int parity_port() {
+  const char* port = std::getenv("RLSIM_REDIS_PORT");
+  if (port == nullptr)
+    FAIL(
+        "RLSIM_REDIS_PORT is not set: run the suite with tests/run-all.sh, which starts "
+        "redis-server");
+  return std::atoi(port);
+}
+
+// Runs every command on both, in order, and checks that the replies are identical.
+void check_same_replies(RealRedis& real, MockStore& mock, const std::vector<Command>& script) {
+  const TimeUs now_us = kEpochUnixUs;
+  for (const auto& command : script) {
+    std::string text;
+    for (const auto& a : command) text += a + " ";
+    INFO(text);
+    CHECK(to_display(mock.run(command, now_us)) == to_display(real.run(command)));
+  }
+}
 
 }  // namespace
 
@@ -152,4 +173,374 @@ TEST_CASE("TIME has the shape of Redis's reply") {
   REQUIRE(m.type == Reply::Type::kArray);
   CHECK(r.elements.size() == m.elements.size());
   CHECK(m.elements[1].text == "5");
+}
+
+TEST_CASE("mock and real Redis agree on sorted sets, hashes, floats and expiry commands") {
+  RealRedis real(parity_port());
+  const std::string p = "rlsim-parity:";
+  real.run({"FLUSHALL"});
+  MockStore mock;
+  const std::string z = p + "z", h = p + "h", s = p + "s", f = p + "f";
+  const std::vector<Command> script = {
+      {"ZADD", z, "1", "a", "2", "b", "3", "c"},
+      {"ZADD", z, "1.5", "a", "1e20", "big", "0.1", "tenth", "-0", "zero", "inf", "top"},
+      {"ZADD", z, "-inf", "bottom", "1e-5", "small", "123456789012345678", "long"},
+      {"ZRANGE", z, "0", "-1", "WITHSCORES"},
+      {"ZSCORE", z, "a"},
+      {"ZSCORE", z, "big"},
+      {"ZSCORE", z, "missing"},
+      {"ZSCORE", p + "nokey", "a"},
+      {"ZCARD", z},
+      {"ZCARD", p + "nokey"},
+      {"ZADD", z, "NX", "9", "a", "9", "new"},
+      {"ZADD", z, "XX", "CH", "8", "a", "8", "other"},
+      {"ZADD", z, "GT", "CH", "1", "a", "20", "b"},
+      {"ZADD", z, "LT", "CH", "1", "a", "30", "b"},
+      {"ZADD", z, "INCR", "2.5", "a"},
+      {"ZADD", z, "XX", "INCR", "1", "nobody"},
+      {"ZADD", z, "GT", "INCR", "-1", "a"},
+      {"ZINCRBY", z, "1", "c"},
+      {"ZADD", z, "NX", "XX", "1", "a"},
+      {"ZADD", z, "GT", "LT", "1", "a"},
+      {"ZADD", z, "NX", "GT", "1", "a"},
+      {"ZADD", z, "INCR", "1", "a", "2", "b"},
+      {"ZADD", z, "1"},
+      {"ZADD", z, "1", "a", "2"},
+      {"ZADD", z, "abc", "a"},
+      {"ZADD", z, "nan", "a"},
+      {"ZADD", z, " 5", "a"},
+      {"ZADD", z, "", "a"},
+      {"ZADD", z, "0x10", "hex"},
+      {"ZADD", z, "+5", "plus", ".5", "dot"},
+      {"ZADD", z, "1e400", "a"},
+      {"ZADD", z, "INCR", "-inf", "top"},
+      {"ZRANGE", z, "0", "-1", "WITHSCORES"},
+      {"ZRANGE", z, "1", "3"},
+      {"ZRANGE", z, "-2", "-1", "WITHSCORES"},
+      {"ZRANGE", z, "5", "2"},
+      {"ZRANGE", z, "100", "200"},
+      {"ZRANGE", z, "0", "x"},
+      {"ZRANGE", z, "0", "-1", "REV"},
+      {"ZRANGE", z, "1", "3", "REV", "WITHSCORES"},
+      {"ZRANGE", z, "0", "1", "LIMIT", "0", "1"},
+      {"ZRANGE", z, "(1", "9", "BYSCORE"},
+      {"ZRANGE", z, "9", "(1", "BYSCORE", "REV", "WITHSCORES"},
+      {"ZRANGE", z, "-inf", "+inf", "BYSCORE", "LIMIT", "1", "3"},
+      {"ZRANGE", z, "0", "1", "BYSCORE", "BYSCORE"},
+      {"ZRANGE", z, "0", "1", "BOGUS"},
+      {"ZRANGEBYSCORE", z, "-inf", "+inf"},
+      {"ZRANGEBYSCORE", z, "(1", "(9", "WITHSCORES"},
+      {"ZRANGEBYSCORE", z, "1", "9", "LIMIT", "1", "2"},
+      {"ZRANGEBYSCORE", z, "1", "9", "LIMIT", "1", "-1"},
+      {"ZRANGEBYSCORE", z, "1", "9", "LIMIT", "-1", "1"},
+      {"ZRANGEBYSCORE", z, "1", "9", "LIMIT", "1"},
+      {"ZRANGEBYSCORE", z, "1", "9", "WITHSCORES", "LIMIT", "0", "2"},
+      {"ZRANGEBYSCORE", z, "9", "1"},
+      {"ZRANGEBYSCORE", z, "(", "4"},
+      {"ZRANGEBYSCORE", z, "((1", "4"},
+      {"ZRANGEBYSCORE", z, "x", "4"},
+      {"ZRANGEBYSCORE", z, "2", "nan"},
+      {"ZRANGEBYSCORE", z, "(2", "(2"},
+      {"ZRANGEBYSCORE", z, "2", "2"},
+      {"ZRANGEBYSCORE", z, "1", "9", "REV"},
+      {"ZRANGEBYSCORE", p + "nokey", "1", "9"},
+      {"ZCOUNT", z, "(1", "+inf"},
+      {"ZCOUNT", z, "x", "1"},
+      {"ZREM", z, "a", "nobody", "b"},
+      {"ZREMRANGEBYSCORE", z, "(0.1", "3"},
+      {"ZREMRANGEBYSCORE", z, "x", "3"},
+      {"ZRANGE", z, "0", "-1", "WITHSCORES"},
+      {"ZREMRANGEBYSCORE", z, "-inf", "+inf"},
+      {"EXISTS", z},
+      {"TYPE", z},
+      {"ZADD", z, "1", "a"},
+      {"TYPE", z},
+      {"SET", s, "str"},
+      {"ZADD", s, "1", "a"},
+      {"ZCARD", s},
+      {"ZSCORE", s, "a"},
+      {"ZRANGE", s, "0", "1"},
+      {"ZRANGEBYSCORE", s, "0", "1"},
+      {"ZREM", s, "a"},
+      {"ZREMRANGEBYSCORE", s, "0", "1"},
+      {"ZREMRANGEBYSCORE", s, "x", "1"},
+      {"INCR", z},
+      {"GET", z},
+      {"HSET", z, "f", "v"},
+      // Hashes.
+      {"HINCRBY", h, "n", "5"},
+      {"HINCRBY", h, "n", "x"},
+      {"HINCRBY", h, "n", "1.5"},
+      {"HSET", h, "word", "abc"},
+      {"HINCRBY", h, "word", "1"},
+      {"HINCRBY", h, "n", "9223372036854775807"},
+      {"HINCRBY", h, "n", "-9223372036854775808"},
+      {"HINCRBYFLOAT", h, "g", "1.5"},
+      {"HINCRBYFLOAT", h, "g", "0.1"},
+      {"HINCRBYFLOAT", h, "word", "1"},
+      {"HINCRBYFLOAT", h, "g", "x"},
+      {"HINCRBYFLOAT", h, "g", "inf"},
+      {"HINCRBYFLOAT", h, "i", "3.0"},
+      {"HINCRBYFLOAT", h, "j", "1e20"},
+      {"HINCRBYFLOAT", h, "k", "1e-5"},
+      {"HINCRBYFLOAT", h, "l", "5.0e3"},
+      {"HINCRBYFLOAT", h, "m", "-0.0"},
+      {"HSET", h, "huge", "1e308"},
+      {"HINCRBYFLOAT", h, "huge", "1e308"},
+      {"HSETNX", h, "n", "1"},
+      {"HSETNX", h, "fresh", "1"},
+      {"HLEN", h},
+      {"HEXISTS", h, "fresh"},
+      {"HEXISTS", h, "nope"},
+      {"HGET", h, "fresh"},
+      {"HINCRBY", s, "f", "1"},
+      {"HINCRBYFLOAT", s, "f", "1"},
+      {"HSETNX", s, "f", "1"},
+      {"HLEN", s},
+      {"HINCRBY", h, "n"},
+      {"TYPE", h},
+      // Strings.
+      {"INCRBYFLOAT", f, "1.5"},
+      {"INCRBYFLOAT", f, "0.1"},
+      {"INCRBYFLOAT", f, "inf"},
+      {"INCRBYFLOAT", f, "x"},
+      {"INCRBYFLOAT", s, "1"},
+      {"INCRBYFLOAT", h, "x"},
+      {"INCRBYFLOAT", f, "-1.6"},
+      {"INCRBYFLOAT", f, "1e20"},
+      {"INCRBYFLOAT", p + "g", "1e308"},
+      {"INCRBYFLOAT", p + "g", "1e308"},
+      {"SET", p + "e", "5", "EX", "100"},
+      {"INCRBYFLOAT", p + "e", "1"},
+      {"TTL", p + "e"},
+      {"SETNX", p + "n", "1"},
+      {"SETNX", p + "n", "2"},
+      {"GET", p + "n"},
+      {"SETNX", h, "1"},
+      {"SETNX", p + "n"},
+      {"SET", p + "k", "v", "PX", "0"},
+      {"SET", p + "k", "v", "EX", "10", "PX", "10"},
+      {"SET", p + "k", "v", "EX", "10", "KEEPTTL"},
+      {"SET", p + "k", "v", "KEEPTTL", "EX", "10"},
+      {"SET", p + "k", "v", "GET", "NX"},
+      {"SET", p + "k", "w", "GET", "XX"},
+      {"SET", p + "k", "v", "EX"},
+      {"SET", p + "k", "v", "EX", "x"},
+      {"SET", p + "k", "v", "EX", "x", "BOGUS"},
+      {"SET", p + "k", "v", "EX", "9223372036854775"},
+      {"SET", p + "k", "v", "EX", "5", "EX", "60"},
+      {"TTL", p + "k"},
+      {"SET", p + "k", "v", "PX", "5", "EX", "60"},
+      {"SET", p + "k", "v", "GET", "GET", "NX", "NX"},
+      {"SET", p + "k", "w", "KEEPTTL", "GET"},
+      {"TTL", p + "k"},
+      {"SET", p + "k", "x", "XX"},
+      {"TTL", p + "k"},
+      {"SET", p + "k", "v", "EXAT", "100"},
+      {"EXISTS", p + "k"},
+      {"SET", p + "k", "v", "PXAT", "0"},
+      {"SET", h, "v", "GET"},
+      {"EXISTS", p + "n", p + "n", p + "missing", h},
+      {"UNLINK", p + "n", p + "missing", p + "f"},
+      {"EXISTS", p + "n", p + "f"},
+      {"UNLINK"},
+      // Expiry at absolute times (the two servers' clocks differ, so no TTL is compared).
+      {"SET", p + "t", "v"},
+      {"EXPIREAT", p + "t", "4102444800"},
+      {"PEXPIREAT", p + "t", "4102444800000", "NX"},
+      {"PEXPIREAT", p + "t", "4102444800001", "GT"},
+      {"EXPIREAT", p + "t", "x"},
+      {"EXPIREAT", p + "t", "1", "BOGUS"},
+      {"EXPIREAT", p + "t", "x", "BOGUS"},
+      {"EXPIREAT", p + "t", "9223372036854775807"},
+      {"PEXPIREAT", p + "t", "9223372036854775807"},
+      {"EXPIREAT", p + "missing", "100"},
+      {"EXPIREAT", p + "t", "100"},
+      {"EXISTS", p + "t"},
+      {"SET", p + "t", "v"},
+      {"PEXPIREAT", p + "t", "-5"},
+      {"EXISTS", p + "t"},
+      {"EXPIRE", p + "x", "9223372036854775807"},
+      {"SET", p + "t", "v"},
+      {"EXPIRE", p + "t", "9223372036854775807"},
+      {"EXPIRE", p + "t", "9223372036854775"},
+      {"PEXPIRE", p + "t", "9223372036854775807"},
+  };
+  check_same_replies(real, mock, script);
+  real.run({"FLUSHALL"});
+}
+
+TEST_CASE("mock and real Redis agree on Lua scripts: conversions, sandbox and error texts") {
+  RealRedis real(parity_port());
+  const std::string p = "rlsim-parity:";
+  real.run({"FLUSHALL"});
+  real.run({"SCRIPT", "FLUSH"});
+  MockStore mock;
+  const auto eval = [](std::string body, std::vector<std::string> rest = {"0"}) {
+    Command command = {"EVAL", std::move(body)};
+    command.insert(command.end(), rest.begin(), rest.end());
+    return command;
+  };
+  const std::string incr_expire =
+      "local c = redis.call('INCR', KEYS[1]) if c == 1 then redis.call('PEXPIRE', KEYS[1], "
+      "ARGV[1]) end return c";
+  const std::string sliding_log =
+      "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1] - ARGV[2])\n"
+      "local count = redis.call('ZCARD', KEYS[1])\n"
+      "if count < tonumber(ARGV[3]) then\n"
+      "  redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])\n"
+      "  redis.call('EXPIRE', KEYS[1], math.ceil(ARGV[2] / 1000))\n"
+      "  return {1, count + 1}\n"
+      "end\n"
+      "return {0, count}\n";
+  const std::vector<Command> script = {
+      // Lua -> reply.
+      eval("return 1"),
+      eval("return 1.9"),
+      eval("return -3.9"),
+      eval("return 1e20"),
+      eval("return 0/0"),
+      eval("return 'text'"),
+      eval("return true"),
+      eval("return false"),
+      eval("return nil"),
+      eval("return"),
+      eval("return {1, 2, nil, 3}"),
+      eval("return {1, {2, {err='inner'}}, 'x', true, false, 5}"),
+      eval("return {}"),
+      eval("return {err='my err'}"),
+      eval("return {err='MYCODE my err'}"),
+      eval("return {ok='fine'}"),
+      eval("return {ok='a\\nb'}"),
+      eval("return {double=1.5}"),
+      eval("return {err=5}"),
+      eval("return {a=1}"),
+      eval("return redis.error_reply('boom')"),
+      eval("return redis.error_reply('MY boom')"),
+      eval("return redis.error_reply('-MY boom')"),
+      eval("return redis.error_reply(5)"),
+      eval("return redis.status_reply('st')"),
+      eval("return redis.status_reply()"),
+      eval("return redis.sha1hex('abc')"),
+      eval("return redis.sha1hex()"),
+      eval("return {redis.LOG_DEBUG, redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING}"),
+      eval("redis.log(redis.LOG_WARNING, 'hi') return 1"),
+      eval("redis.log(redis.LOG_WARNING) return 1"),
+      eval("redis.log('x', 'y') return 1"),
+      eval("redis.log(9, 'y') return 1"),
+      eval("return redis.REDIS_VERSION_NUM > 0"),
+      // Reply -> Lua.
+      eval("return redis.call('SET', KEYS[1], 'v')", {"1", p + "a"}),
+      eval("return type(redis.call('SET', KEYS[1], 'v'))", {"1", p + "a"}),
+      eval("return redis.call('SET', KEYS[1], 'v').ok", {"1", p + "a"}),
+      eval("return redis.call('GET', KEYS[1])", {"1", p + "a"}),
+      eval("return redis.call('GET', KEYS[1]) == false", {"1", p + "missing"}),
+      eval("return type(redis.call('INCR', KEYS[1]))", {"1", p + "n"}),
+      eval("return redis.call('INCRBY', KEYS[1], 1.5)", {"1", p + "n"}),
+      eval("return redis.call('SET', KEYS[1], 0.1)", {"1", p + "f"}),
+      eval("return redis.call('GET', KEYS[1])", {"1", p + "f"}),
+      eval("return redis.call('SET', KEYS[1], 100)", {"1", p + "f"}),
+      eval("return redis.call('GET', KEYS[1])", {"1", p + "f"}),
+      eval("return redis.call('MGET', KEYS[1], KEYS[2])", {"2", p + "a", p + "missing"}),
+      eval("local r = redis.call('MGET', KEYS[1], KEYS[2]) return {#r, r[2] == false}",
+           {"2", p + "a", p + "missing"}),
+      eval("return redis.pcall('INCR', KEYS[1])", {"1", p + "a"}),
+      eval("local r = redis.pcall('INCR', KEYS[1]) return r.err", {"1", p + "a"}),
+      eval("local r = redis.pcall('INCR', KEYS[1]) return type(r)", {"1", p + "a"}),
+      eval("return redis.call('INCR', KEYS[1])", {"1", p + "a"}),
+      eval("return redis.pcall('HSET', KEYS[1], 'f', 'v')", {"1", p + "a"}),
+      eval("local ok, e = pcall(redis.call, 'INCR', KEYS[1]) return {tostring(ok), e}",
+           {"1", p + "a"}),
+      eval("local ok, e = pcall(error, 'x') return {tostring(ok), e}"),
+      eval("return redis.call('nope')"),
+      eval("return redis.pcall('nope')"),
+      eval("return redis.call()"),
+      eval("return redis.pcall()"),
+      eval("return redis.call({})"),
+      eval("return redis.call('GET', {})"),
+      eval("return redis.pcall('GET', nil)"),
+      eval("return redis.call('GET', 'a', 'b')"),
+      eval("return redis.call('EVAL', 'return 1', 0)"),
+      eval("return redis.call('SCRIPT', 'LOAD', 'return 1')"),
+      // KEYS and ARGV.
+      eval("return {#KEYS, #ARGV, KEYS[1], ARGV[1], ARGV[2]}", {"1", "k", "a1", "a2"}),
+      eval("return {#KEYS, #ARGV}"),
+      eval("return KEYS[1]", {"0", "notakey"}),
+      eval("table.insert(ARGV, 'extra') return #ARGV", {"0", "a"}),
+      eval("return #ARGV", {"0", "a"}),
+      // Errors.
+      eval("error('boom')"),
+      eval("error({err='X boom'})"),
+      eval("error(5)"),
+      eval("error()"),
+      eval("local t = nil return t.x"),
+      eval("return 1 +"),
+      eval("return ("),
+      eval("\n\nerror('third line')"),
+      eval("local function f() error('inner') end\nf()"),
+      eval("return 1", {"-1"}),
+      eval("return 1", {"2", "a"}),
+      eval("return 1", {"x"}),
+      eval("return 1", {}),
+      // Sandbox.
+      eval("x = 5"),
+      eval("return x"),
+      eval("return _G.redis ~= nil"),
+      eval("_G.y = 1"),
+      eval("rawset(_G, 'y', 1)"),
+      eval("string.x = 1"),
+      eval("redis.call = nil"),
+      eval("return type(print)"),
+      eval("return type(os)"),
+      eval("return type(io)"),
+      eval("return type(loadfile)"),
+      eval("return type(dofile)"),
+      eval("return type(require)"),
+      eval("return type(setfenv)"),
+      eval("return type(getfenv)"),
+      eval("return type(debug)"),
+      eval("return type(newproxy)"),
+      eval("return type(package)"),
+      eval("return type(module)"),
+      eval("return {type(loadstring), type(load), type(unpack), type(coroutine), type(pcall)}"),
+      eval("return {type(string.format), type(math.floor), type(table.concat), type(tonumber)}"),
+      eval("return loadstring('return 7')()"),
+      eval("loadstring('z = 1')()"),
+      eval("local t = {} for i = 1, 10 do t[i] = i * i end return table.concat(t, ',')"),
+      eval("return string.format('%d-%s-%.3f', 7, 'x', 1.5)"),
+      eval("return tostring(1e15) .. ' ' .. tostring(0.1) .. ' ' .. 2^53"),
+      eval("return math.random(5, 5)"),
+      // Scripts the strategies send.
+      eval(incr_expire, {"1", p + "fw", "60000"}),
+      eval(incr_expire, {"1", p + "fw", "60000"}),
+      Command{"TTL", p + "fw"},
+      eval(sliding_log, {"1", p + "log", "1000", "60000", "2", "r1"}),
+      eval(sliding_log, {"1", p + "log", "2000", "60000", "2", "r2"}),
+      eval(sliding_log, {"1", p + "log", "3000", "60000", "2", "r3"}),
+      eval(sliding_log, {"1", p + "log", "62000", "60000", "2", "r4"}),
+      Command{"ZRANGE", p + "log", "0", "-1", "WITHSCORES"},
+      Command{"TTL", p + "log"},
+      // SCRIPT and EVALSHA.
+      Command{"SCRIPT", "LOAD", incr_expire},
+      Command{"EVALSHA", sha1_hex(incr_expire), "1", p + "fw2", "1000"},
+      Command{"EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "0"},
+      Command{"EVALSHA", "abc", "0"},
+      Command{"EVALSHA", sha1_hex("return 1"), "x"},
+      Command{"SCRIPT", "EXISTS", sha1_hex(incr_expire), "abc"},
+      Command{"SCRIPT", "LOAD", "return ("},
+      Command{"SCRIPT", "LOAD"},
+      Command{"SCRIPT", "EXISTS"},
+      Command{"SCRIPT", "FLUSH", "BOGUS"},
+      Command{"SCRIPT", "BOGUS"},
+      Command{"SCRIPT"},
+      Command{"SCRIPT", "FLUSH"},
+      Command{"SCRIPT", "EXISTS", sha1_hex(incr_expire)},
+      Command{"EVALSHA", sha1_hex(incr_expire), "1", p + "fw2", "1000"},
+      Command{"SCRIPT", "LOAD", "return 1"},
+      Command{"EVALSHA", "E0E1F9FABFC9D4800C877A703B823AC0578FF8DB", "0"},
+      Command{"SCRIPT", "EXISTS", "E0E1F9FABFC9D4800C877A703B823AC0578FF8DB"},
+      Command{"SCRIPT", "FLUSH", "ASYNC"},
+  };
+  check_same_replies(real, mock, script);
+  real.run({"FLUSHALL"});
 }

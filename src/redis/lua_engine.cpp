@@ -351,7 +351,6 @@ LuaEngine::LuaEngine(const LuaLimits& limits) : limits_(limits) {
   L_ = lua_newstate(allocate, this);
   RLSIM_CHECK(L_ != nullptr);
   open_sandbox();
-  seed_random(0);
 }
 
 LuaEngine::~LuaEngine() {

@@ -101,7 +101,9 @@ class LuaEngine {
   bool budget_exceeded_ = false;     // the current call ran out of instructions
   bool arrays_dirty_ = false;        // the script wrote new entries into KEYS or ARGV
   ScriptHost* host_ = nullptr;       // set while a script runs
-  std::uint64_t rand48_state_ = 0;   // math.random's generator, persistent as in Redis 7.0
+  // math.random's rand48 generator: persistent across calls and starting from rand48's default
+  // state, as in Redis 7.0 (which does not reseed per call).
+  std::uint64_t rand48_state_ = 0x1234ABCD330EULL;
   std::unordered_map<std::string, Script> scripts_;  // compiled scripts by lower-case SHA
   int real_globals_ref_ = 0;                         // the globals table behind the read-only proxy
   // KEYS and ARGV are refilled in place each call; these count the entries they hold.
