@@ -5,6 +5,7 @@
 
 #include "strategy/script.h"
 #include "strategy_harness.h"
+#include "test_util.h"
 
 using namespace rlsim;
 using rlsim::testing::StrategyHarness;
@@ -151,4 +152,30 @@ TEST_CASE("on_error: a failed script call fails open or closed") {
     }
     CHECK(metric(h.strategy(), "script_errors") == "2");
   }
+}
+
+TEST_CASE("over a run with timeouts, only redis_fixed_window leaves keys without a TTL") {
+  // 100 users at 2/s, a limit of 5 per 1 s for 60 s; round trips p50 1 ms, p99 20 ms and a 5 ms
+  // timeout: about 10% of calls time out (lognormal, sigma = ln 20 / 2.326). A key whose
+  // creating INCR timed out never gets its EXPIRE: ~5200 keys are created (a user is seen in a
+  // second with probability 1 - e^-2), so ~550 stay. Keys with a TTL (2 s) live at most 2 windows:
+  // at most 200 remain at the end.
+  const Scenario s = parse_scenario(
+      R"({"name": "t", "seed": 3, "duration": "60s",
+          "limits": [{"name": "per_user", "key": "user", "limit": 5, "window": "1s"}],
+          "instances": {"count": 4},
+          "traffic": [{"name": "u", "users": 100, "rate": "2/s"}],
+          "redis": {"rtt": {"p50": "1ms", "p99": "20ms"}, "timeout": "5ms"},
+          "strategies": ["redis_fixed_window", "redis_fixed_window_lua"]})",
+      "t.json");
+  const auto result = rlsim::testing::run_text(s);
+  const auto& split = rlsim::testing::by_label(result, "redis_fixed_window");
+  const auto& lua = rlsim::testing::by_label(result, "redis_fixed_window_lua");
+  CHECK(split.redis_timeouts > 1000);
+  CHECK(lua.redis_timeouts > 1000);
+  CHECK(lua.redis_keys_at_end <= 200);
+  const auto without_ttl = static_cast<std::int64_t>(split.redis_keys_at_end) -
+                           static_cast<std::int64_t>(lua.redis_keys_at_end);
+  CHECK(without_ttl >= 400);
+  CHECK(without_ttl <= 700);
 }

@@ -32,7 +32,12 @@ class RedisGcra final : public PerLimitScriptStrategy {
       : PerLimitScriptStrategy(std::move(env), Script("redis_gcra", kGcraScript)) {
     for (const Limit& limit : env_.limits) {
       const BucketShape shape = bucket_shape_of(env_.params, limit, "burst", "rate");
-      const double interval_us = 1e6 / shape.refill_per_s;
+      // T = W / L exactly for the default rate (600000 us for 100 per minute), not 1e6 / (L / W)
+      // with its rounding, so that TAT lands on the same microseconds as the ideal limiter's.
+      const double interval_us =
+          env_.params.at("rate").is_null()
+              ? static_cast<double>(limit.window_us) / static_cast<double>(limit.limit)
+              : static_cast<double>(kUsPerS) / shape.refill_per_s;
       shapes_.push_back(Shape{fmt::format("{}", interval_us),
                               fmt::format("{}", (shape.capacity - 1) * interval_us)});
     }
