@@ -30,10 +30,7 @@ class RedisFixedWindowLua final : public PerLimitScriptStrategy {
     const std::int64_t window_ms = limit.window_us / kUsPerMs;
     // The window number from this instance's clock, as in redis_fixed_window.
     const std::int64_t window = local_now_us(instance) / kUsPerMs / window_ms;
-    std::string key = prefixes_[index];
-    env_.catalog.append_key_text(key, request, limit.key);
-    fmt::format_to(std::back_inserter(key), ":{}", window);
-    out.push_back(std::move(key));
+    out.push_back(limit_key(index, request, fmt::format(":{}", window)));
     out.push_back(std::to_string(2 * window_ms));
     return 1;
   }

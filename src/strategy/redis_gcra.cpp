@@ -50,18 +50,12 @@ class RedisGcra final : public PerLimitScriptStrategy {
 
   std::size_t arguments(std::size_t index, const Request& request, const Instance& instance,
                         std::vector<std::string>& out) override {
-    const Limit& limit = env_.limits[index];
-    std::string key = prefixes_[index];
-    env_.catalog.append_key_text(key, request, limit.key);
-    key += ":tat";
-    out.push_back(std::move(key));
+    out.push_back(limit_key(index, request, ":tat"));
     out.push_back(std::to_string(local_now_us(instance)));
     out.push_back(shapes_[index].interval_us);
     out.push_back(shapes_[index].tolerance_us);
     return 1;
   }
-
-  bool admits(std::size_t, const Reply& reply) override { return reply.integer == 1; }
 
   std::vector<Shape> shapes_;
 };

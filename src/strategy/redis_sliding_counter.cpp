@@ -51,8 +51,6 @@ class RedisSlidingCounter final : public PerLimitScriptStrategy {
     out.push_back(std::to_string(2 * ((limit.window_us + kUsPerMs - 1) / kUsPerMs)));
     return 2;
   }
-
-  bool admits(std::size_t, const Reply& reply) override { return reply.integer == 1; }
 };
 
 }  // namespace

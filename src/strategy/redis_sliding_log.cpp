@@ -37,9 +37,7 @@ class RedisSlidingLog final : public PerLimitScriptStrategy {
                         std::vector<std::string>& out) override {
     const Limit& limit = env_.limits[index];
     const TimeUs now_us = local_now_us(instance);
-    std::string key = prefixes_[index];
-    env_.catalog.append_key_text(key, request, limit.key);
-    out.push_back(std::move(key));
+    out.push_back(limit_key(index, request, ""));
     out.push_back(std::to_string(now_us));
     out.push_back(std::to_string(limit.window_us));
     out.push_back(std::to_string(limit.limit));
@@ -49,8 +47,6 @@ class RedisSlidingLog final : public PerLimitScriptStrategy {
     out.push_back(std::to_string(2 * ((limit.window_us + kUsPerMs - 1) / kUsPerMs)));
     return 1;
   }
-
-  bool admits(std::size_t, const Reply& reply) override { return reply.integer == 1; }
 };
 
 }  // namespace

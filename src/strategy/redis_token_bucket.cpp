@@ -56,19 +56,13 @@ class RedisTokenBucket final : public PerLimitScriptStrategy {
 
   std::size_t arguments(std::size_t index, const Request& request, const Instance& instance,
                         std::vector<std::string>& out) override {
-    const Limit& limit = env_.limits[index];
-    std::string key = prefixes_[index];
-    env_.catalog.append_key_text(key, request, limit.key);
-    key += ":bucket";
-    out.push_back(std::move(key));
+    out.push_back(limit_key(index, request, ":bucket"));
     out.push_back(shapes_[index].capacity);
     out.push_back(shapes_[index].refill_per_s);
     out.push_back(std::to_string(local_now_us(instance)));
     out.push_back(shapes_[index].ttl_ms);
     return 1;
   }
-
-  bool admits(std::size_t, const Reply& reply) override { return reply.integer == 1; }
 
   std::vector<Shape> shapes_;
 };

@@ -75,9 +75,21 @@ class PerLimitScriptStrategy : public Strategy {
   // `instance`; returns the number of keys.
   virtual std::size_t arguments(std::size_t index, const Request& request, const Instance& instance,
                                 std::vector<std::string>& out) = 0;
-  // Whether a (non-error) reply admits the request under limit `index`. May call fail() when the
-  // reply cannot be read (the decision is then void).
-  virtual bool admits(std::size_t index, const Reply& reply) = 0;
+  // Whether a (non-error) reply admits the request under limit `index`; by default the script
+  // answers 1 for admitted. May call fail() when the reply cannot be read (the decision is then
+  // void).
+  virtual bool admits(std::size_t index, const Reply& reply) {
+    (void)index;
+    return reply.integer == 1;
+  }
+
+  // "rl:user:42" + suffix: limit `index`'s key prefix and the request's value for that limit.
+  std::string limit_key(std::size_t index, const Request& request, std::string_view suffix) const {
+    std::string key = prefixes_[index];
+    env_.catalog.append_key_text(key, request, env_.limits[index].key);
+    key += suffix;
+    return key;
+  }
 
   // The instance's clock now, in Unix microseconds: what time.time() gives real code.
   TimeUs local_now_us(const Instance& instance) const {
