@@ -93,6 +93,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
     pending->instance = &pool_.route(request);
     pending->run = this;
     ++pending->instance->inflight;
+    // The decision's Redis calls are made on this instance's connections (pool, partitions).
+    server_.set_current_client(pending->instance->id);
     strategy_->decide(request, *pending->instance).start_detached(&StrategyRun::decided, pending);
   }
 

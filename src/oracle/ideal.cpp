@@ -12,6 +12,12 @@ namespace {
 constexpr std::int64_t kNsPerUs = 1000;
 constexpr double kNsPerS = 1e9;
 
+// The tokens of a bucket refilled up to `unix_us`, before the cap, in the order of operations the
+// redis_token_bucket script uses: tokens + elapsed_us * refill_per_s / 10^6.
+double refilled(const BucketShape& bucket, double tokens, TimeUs elapsed_us) {
+  return tokens + static_cast<double>(elapsed_us) * bucket.refill_per_s / kUsPerS;
+}
+
 }  // namespace
 
 IdealLimiter::IdealLimiter(const std::vector<Limit>& limits, Algorithm algorithm,
@@ -68,9 +74,8 @@ bool IdealLimiter::check(const PerLimit& per, KeyState& state, TimeUs unix_us) c
       return weighted < static_cast<double>(limit.limit);
     }
     case Algorithm::kTokenBucket: {
-      const double elapsed_s = static_cast<double>(unix_us - state.refilled_us) / kUsPerS;
-      state.tokens =
-          std::min(per.bucket.capacity, state.tokens + elapsed_s * per.bucket.refill_per_s);
+      state.tokens = std::min(per.bucket.capacity,
+                              refilled(per.bucket, state.tokens, unix_us - state.refilled_us));
       state.refilled_us = unix_us;
       return state.tokens >= 1;
     }
@@ -107,11 +112,9 @@ bool IdealLimiter::idle(const PerLimit& per, KeyState& state, TimeUs unix_us) co
       return state.window < unix_us / window_us - 1;
     case Algorithm::kSlidingLog:
       return state.log.empty(unix_us, window_us);
-    case Algorithm::kTokenBucket: {
+    case Algorithm::kTokenBucket:
       // Full again: every later refill would also give a full bucket, as for a new key.
-      const double elapsed_s = static_cast<double>(unix_us - state.refilled_us) / kUsPerS;
-      return state.tokens + elapsed_s * per.bucket.refill_per_s >= per.bucket.capacity;
-    }
+      return refilled(per.bucket, state.tokens, unix_us - state.refilled_us) >= per.bucket.capacity;
     case Algorithm::kGcra:
       return state.tat_ns <= unix_us * kNsPerUs;
   }

@@ -77,8 +77,6 @@ void Oracle::on_decision(const Request& request, const Outcome& outcome, bool id
       ObservedKey& key =
           i == 0 && first_key != nullptr ? *first_key : observed(i, request, unix_us);
       if (i == 0) first_key = &key;
-      if (key.recent.at_least(limits_[i].limit, unix_us, limits_[i].window_us))
-        ++totals_.limits[i].wrongly_allowed;
       record_admission(i, key, unix_us);
     }
   } else {
@@ -111,10 +109,13 @@ void Oracle::record_admission(std::size_t limit_index, ObservedKey& key, TimeUs 
   if (key.count > limit.limit) ++metrics.excess;
   metrics.max_in_window = std::max(metrics.max_in_window, key.count);
 
-  // Any interval of one window's length: admissions in (t - window, t].
-  key.recent.add(unix_us, limit.window_us);
-  metrics.max_in_rolling =
-      std::max(metrics.max_in_rolling, key.recent.count(unix_us, limit.window_us));
+  // Any interval of one window's length: admissions in (t - window, t], this one included. Before
+  // it the key had rolling - 1: at least the limit means an exact sliding log would have denied.
+  // (With more than RollingLog::kExactEvents in the window, rolling - 1 >= kExactEvents, so this
+  // stays exact for limits up to kExactEvents.)
+  const std::int64_t rolling = key.recent.add(unix_us, limit.window_us);
+  if (rolling - 1 >= limit.limit) ++metrics.wrongly_allowed;
+  metrics.max_in_rolling = std::max(metrics.max_in_rolling, rolling);
   metrics.overshoot = static_cast<double>(metrics.max_in_window) / static_cast<double>(limit.limit);
   metrics.rolling_overshoot =
       static_cast<double>(metrics.max_in_rolling) / static_cast<double>(limit.limit);

@@ -1,6 +1,7 @@
 #include "oracle/rolling_log.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "core/check.h"
 
@@ -44,25 +45,22 @@ void RollingLog::Buckets::drop_before(std::int64_t index) {
 }
 
 void RollingLog::resize_ring(std::size_t capacity) {
-  RLSIM_CHECK(capacity >= size_);
+  RLSIM_CHECK(capacity >= size_ && std::has_single_bit(capacity));
   std::vector<TimeUs> ring(capacity);
   for (std::size_t i = 0; i < size_; ++i) ring[i] = at(i);
   ring_ = std::move(ring);
   head_ = 0;
 }
 
-void RollingLog::trim(TimeUs now_us, DurationUs window_us) {
-  RLSIM_CHECK(window_us > 0);
-  RLSIM_CHECK(now_us >= last_us_);
-  last_us_ = now_us;
+void RollingLog::drop_old(TimeUs now_us, DurationUs window_us) {
   while (size_ > 0 && at(0) <= now_us - window_us) {
-    head_ = (head_ + 1) % ring_.size();
+    head_ = wrap(head_ + 1);
     --size_;
   }
-  // A ring far larger than what it holds gives memory back (amortized: it halves at most as often
-  // as it doubled).
-  if (ring_.size() > 4 * kMinRing && size_ * 4 <= ring_.size())
-    resize_ring(std::max(kMinRing, size_ * 2));
+  // A ring eight times larger than what it holds gives memory back, shrinking to a quarter (the gap
+  // between growing and shrinking keeps the cost amortized O(1) per event).
+  if (ring_.size() > 4 * kMinRing && size_ * 8 <= ring_.size())
+    resize_ring(std::max(kMinRing, std::bit_ceil(size_ * 2)));
   if (buckets_ == nullptr) return;
   if (size_ < kExactEvents) {
     buckets_.reset();  // the ring holds every event in the window again: exact
@@ -76,15 +74,15 @@ void RollingLog::push(TimeUs at_us) {
     if (ring_.size() < kExactEvents) {
       resize_ring(std::min(kExactEvents, std::max(kMinRing, size_ * 2)));
     } else {  // full: the oldest event leaves the ring (the sub-intervals still count it)
-      head_ = (head_ + 1) % ring_.size();
+      head_ = wrap(head_ + 1);
       --size_;
     }
   }
-  ring_[(head_ + size_) % ring_.size()] = at_us;
+  ring_[wrap(head_ + size_)] = at_us;
   ++size_;
 }
 
-void RollingLog::add(TimeUs at_us, DurationUs window_us) {
+std::int64_t RollingLog::add(TimeUs at_us, DurationUs window_us) {
   trim(at_us, window_us);
   if (size_ == kExactEvents && buckets_ == nullptr) {
     // The window is about to hold more events than the ring: from now on count in sub-intervals
@@ -96,6 +94,8 @@ void RollingLog::add(TimeUs at_us, DurationUs window_us) {
   }
   if (buckets_ != nullptr) buckets_->add(at_us);
   push(at_us);
+  const auto exact_count = static_cast<std::int64_t>(size_);
+  return buckets_ == nullptr ? exact_count : std::max(exact_count, buckets_->total);
 }
 
 std::int64_t RollingLog::count(TimeUs now_us, DurationUs window_us) {

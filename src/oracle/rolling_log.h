@@ -19,6 +19,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/check.h"
 #include "core/time.h"
 
 namespace rlsim {
@@ -28,8 +29,9 @@ class RollingLog {
   static constexpr std::size_t kExactEvents = 4096;
   static constexpr std::int64_t kBuckets = 1024;
 
-  // Records an event at `at_us`. REQUIRES: at_us >= the time of every earlier call.
-  void add(TimeUs at_us, DurationUs window_us);
+  // Records an event at `at_us` and returns count(at_us, window_us) including it.
+  // REQUIRES: at_us >= the time of every earlier call.
+  std::int64_t add(TimeUs at_us, DurationUs window_us);
   // Events in (now - window, now]: exact while fewer than kExactEvents, else an overestimate (2.).
   // REQUIRES: now_us >= the time of every earlier call.
   std::int64_t count(TimeUs now_us, DurationUs window_us);
@@ -49,12 +51,21 @@ class RollingLog {
     void add(TimeUs at_us);
     void drop_before(std::int64_t index);
   };
-  void trim(TimeUs now_us, DurationUs window_us);
+  // Drops events at or before now - window (inline: on the hot path nothing is dropped).
+  void trim(TimeUs now_us, DurationUs window_us) {
+    RLSIM_CHECK(window_us > 0 && now_us >= last_us_);
+    last_us_ = now_us;
+    if ((size_ > 0 && ring_[head_] <= now_us - window_us) || buckets_ != nullptr)
+      drop_old(now_us, window_us);
+  }
+  void drop_old(TimeUs now_us, DurationUs window_us);
   void push(TimeUs at_us);
   void resize_ring(std::size_t capacity);
-  TimeUs at(std::size_t i) const { return ring_[(head_ + i) % ring_.size()]; }
+  // The ring's capacity is 0 or a power of two, so a mask replaces the modulo.
+  std::size_t wrap(std::size_t i) const { return i & (ring_.size() - 1); }
+  TimeUs at(std::size_t i) const { return ring_[wrap(head_ + i)]; }
 
-  std::vector<TimeUs> ring_;  // ring_[(head_ + i) % size] for i < size_, oldest first
+  std::vector<TimeUs> ring_;  // ring_[wrap(head_ + i)] for i < size_, oldest first
   std::size_t head_ = 0;
   std::size_t size_ = 0;
   std::unique_ptr<Buckets> buckets_;  // only while the window holds kExactEvents or more events
