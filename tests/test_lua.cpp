@@ -105,6 +105,10 @@ TEST_CASE("script errors carry Redis's position suffix") {
   const std::string third = "\n\nlocal t = nil return t.x";
   CHECK(eval(store, third) ==
         "(error) ERR user_script:3: attempt to index local 't' (a nil value)" + where(third, 3));
+  // A raised table is read without metamethods: nothing of the script runs after it failed.
+  const std::string trap = "error(setmetatable({}, {__index = function() while true do end end}))";
+  CHECK(eval(store, trap) ==
+        "(error) ERR rlsim: script raised a table without an 'err' field" + where(trap));
   CHECK(eval(store, "return (") ==
         "(error) ERR Error compiling script (new function): user_script:1: unexpected symbol "
         "near '<eof>'");
@@ -159,6 +163,8 @@ TEST_CASE("the sandbox is Redis 7.0's") {
   const std::string inner = "loadstring('z = 1')()";
   CHECK(eval(store, inner).find("Attempt to modify a readonly table") != std::string::npos);
   CHECK(eval(store, "return _G.redis ~= nil") == "(integer) 1");
+  CHECK(eval(store, "return ('abc'):upper()") == "\"ABC\"");
+  CHECK(eval(store, "return getmetatable('')") == "(nil)");  // hidden: Redis has it read-only
 }
 
 TEST_CASE("math.random follows Redis 7.0's generator") {
@@ -172,6 +178,19 @@ TEST_CASE("math.random follows Redis 7.0's generator") {
   CHECK(eval(other,
              "math.randomseed(7) local a = math.random(100) math.randomseed(7) "
              "return a == math.random(100)") == "(integer) 1");
+}
+
+TEST_CASE("tostring prints no addresses") {
+  MockStore store;
+  CHECK(eval(store, "return tostring({})") == "\"table: 0x00000001\"");
+  CHECK(eval(store,
+             "local t = {} return {tostring(t), tostring(t), tostring(1 == 1), "
+             "tostring(function() end), tostring(1.5)}") ==
+        "[\"table: 0x00000002\", \"table: 0x00000002\", \"true\", \"function: 0x00000003\", "
+        "\"1.5\"]");
+  CHECK(
+      eval(store, "return tostring(setmetatable({}, {__tostring = function() return 'me' end}))") ==
+      "\"me\"");
 }
 
 TEST_CASE("SCRIPT LOAD, EXISTS, FLUSH and EVALSHA with NOSCRIPT") {

@@ -1,4 +1,6 @@
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdio>
 
 #include "redis/mock_store.h"
 
@@ -122,4 +124,103 @@ TEST_CASE("SET options, DEL, MGET and TIME") {
   CHECK(show(store, {"MGET", "a", "nope", "t"}) == "[\"3\", (nil), \"x\"]");
   CHECK(show(store, {"DEL", "a", "nope", "t"}) == "(integer) 2");
   CHECK(show(store, {"TIME"}, kT0 + 1'500'000) == "[\"1750032001\", \"500000\"]");
+}
+
+TEST_CASE("rewriting a key's TTL keeps the expiry heap bounded by live keys") {
+  MockStore store;
+  // One key rewritten with SET EX a million times: the heap must not grow with requests.
+  for (int i = 0; i < 100000; ++i) {
+    store.run({"SET", "k", "v", "EX", "60"}, kT0 + i);
+    store.run({"PEXPIRE", "k", std::to_string(1000 + i % 7)}, kT0 + i);  // shortens the TTL
+  }
+  CHECK(store.key_count() == 1);
+  CHECK(store.expiry_heap_size() <= 2 * store.key_count() + 64);
+  // Deleted keys leave stale entries, which are bounded too.
+  for (int i = 0; i < 10000; ++i) {
+    const std::string key = "d" + std::to_string(i);
+    store.run({"SET", key, "v", "PX", "100000"}, kT0 + 200000);
+    store.run({"DEL", key}, kT0 + 200000);
+  }
+  CHECK(store.expiry_heap_size() <= 2 * store.key_count() + 64);
+  CHECK(show(store, {"GET", "k"}, kT0 + 200000) == "\"v\"");
+}
+
+TEST_CASE("sorted sets: ZADD options, ranges and exclusive bounds") {
+  MockStore store;
+  CHECK(show(store, {"ZADD", "z", "1", "a", "2", "b", "3", "c"}) == "(integer) 3");
+  CHECK(show(store, {"ZADD", "z", "NX", "9", "a", "4", "d"}) == "(integer) 1");
+  CHECK(show(store, {"ZADD", "z", "XX", "CH", "1.5", "a", "9", "e"}) == "(integer) 1");
+  CHECK(show(store, {"ZADD", "z", "GT", "1", "b"}) == "(integer) 0");
+  CHECK(show(store, {"ZADD", "z", "INCR", "0.25", "a"}) == "\"1.75\"");
+  CHECK(show(store, {"ZSCORE", "z", "a"}) == "\"1.75\"");
+  CHECK(show(store, {"ZADD", "z", "0.1", "t"}) == "(integer) 1");
+  CHECK(show(store, {"ZSCORE", "z", "t"}) == "\"0.10000000000000001\"");  // %.17g as Redis 7.0
+  CHECK(show(store, {"ZADD", "z", "NX", "XX", "1", "a"}) ==
+        "(error) ERR XX and NX options at the same time are not compatible");
+  CHECK(show(store, {"ZADD", "z", "x", "a"}) == "(error) ERR value is not a valid float");
+  CHECK(show(store, {"ZCARD", "z"}) == "(integer) 5");
+  CHECK(show(store, {"ZRANGEBYSCORE", "z", "(1.75", "+inf"}) == "[\"b\", \"c\", \"d\"]");
+  CHECK(show(store, {"ZRANGEBYSCORE", "z", "-inf", "(2", "WITHSCORES", "LIMIT", "1", "5"}) ==
+        "[\"a\", \"1.75\"]");
+  CHECK(show(store, {"ZRANGE", "z", "0", "1"}) == "[\"t\", \"a\"]");
+  CHECK(show(store, {"ZRANGE", "z", "0", "0", "REV", "WITHSCORES"}) == "[\"d\", \"4\"]");
+  CHECK(show(store, {"ZRANGEBYSCORE", "z", "x", "1"}) == "(error) ERR min or max is not a float");
+  CHECK(show(store, {"ZREMRANGEBYSCORE", "z", "-inf", "(2"}) == "(integer) 2");
+  CHECK(show(store, {"ZREM", "z", "b", "nobody"}) == "(integer) 1");
+  CHECK(show(store, {"TYPE", "z"}) == "zset");
+  CHECK(show(store, {"ZREMRANGEBYSCORE", "z", "-inf", "+inf"}) == "(integer) 2");
+  CHECK(show(store, {"EXISTS", "z"}) == "(integer) 0");  // an emptied set is deleted
+  store.run({"SET", "s", "v"}, kT0);
+  CHECK(show(store, {"ZADD", "s", "1", "a"}) ==
+        "(error) WRONGTYPE Operation against a key holding the wrong kind of value");
+}
+
+TEST_CASE("hash increments, SETNX, INCRBYFLOAT, UNLINK and absolute expiry") {
+  MockStore store;
+  CHECK(show(store, {"HINCRBY", "h", "n", "5"}) == "(integer) 5");
+  CHECK(show(store, {"HINCRBY", "h", "n", "-7"}) == "(integer) -2");
+  CHECK(show(store, {"HINCRBYFLOAT", "h", "f", "1.5"}) == "\"1.5\"");
+  CHECK(show(store, {"HINCRBYFLOAT", "h", "f", "0.1"}) == "\"1.6\"");
+  CHECK(show(store, {"HINCRBYFLOAT", "h", "f", "inf"}) == "(error) ERR value is NaN or Infinity");
+  CHECK(show(store, {"HSET", "h", "w", "abc"}) == "(integer) 1");
+  CHECK(show(store, {"HINCRBY", "h", "w", "1"}) == "(error) ERR hash value is not an integer");
+  CHECK(show(store, {"HSETNX", "h", "n", "0"}) == "(integer) 0");
+  CHECK(show(store, {"HSETNX", "h", "m", "0"}) == "(integer) 1");
+  CHECK(show(store, {"SETNX", "s", "1"}) == "(integer) 1");
+  CHECK(show(store, {"SETNX", "s", "2"}) == "(integer) 0");
+  CHECK(show(store, {"INCRBYFLOAT", "s", "0.5"}) == "\"1.5\"");
+  // Redis adds in an x87 long double (64-bit mantissa): near 1e20 its step is 8, so 1.5 is lost.
+  CHECK(show(store, {"INCRBYFLOAT", "s", "1e20"}) == "\"100000000000000000000\"");
+  CHECK(show(store, {"INCRBYFLOAT", "h", "1"}) ==
+        "(error) WRONGTYPE Operation against a key holding the wrong kind of value");
+  CHECK(show(store, {"UNLINK", "s", "h", "none"}) == "(integer) 2");
+  store.run({"SET", "t", "v"}, kT0);
+  // EXPIREAT / PEXPIREAT take Unix times; kT0 is 1750032000 s.
+  CHECK(show(store, {"EXPIREAT", "t", "1750032010"}) == "(integer) 1");
+  CHECK(show(store, {"TTL", "t"}) == "(integer) 10");
+  CHECK(show(store, {"PEXPIREAT", "t", "1750032005000", "LT"}) == "(integer) 1");
+  CHECK(show(store, {"GET", "t"}, kT0 + 5 * kUsPerS - 1) == "\"v\"");
+  CHECK(show(store, {"GET", "t"}, kT0 + 5 * kUsPerS) == "(nil)");
+  const TimeUs later = kT0 + 5 * kUsPerS;
+  store.run({"SET", "u", "v", "PXAT", "1750032006000"}, later);
+  CHECK(show(store, {"PTTL", "u"}, later) == "(integer) 1000");
+  CHECK(show(store, {"EXPIREAT", "u", "100"}, later) == "(integer) 1");  // in the past: deleted
+  CHECK(show(store, {"EXISTS", "u"}, later) == "(integer) 0");
+}
+
+TEST_CASE("[.bench] native INCR + PEXPIRE pipeline", "[.bench]") {
+  MockStore store;
+  std::vector<Command> commands = {{"INCR", ""}, {"PEXPIRE", "", "60000", "NX"}};
+  std::vector<Reply> replies;
+  constexpr int kCalls = 1'000'000;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kCalls; ++i) {
+    commands[0][1] = "rl:user:" + std::to_string(i % 1000);
+    commands[1][1] = commands[0][1];
+    replies.clear();
+    store.execute(commands, kT0 + i, replies);
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("INCR + PEXPIRE NX pipeline: %.0f ns per round trip\n", s * 1e9 / kCalls);
+  CHECK(replies.size() == 2);
 }

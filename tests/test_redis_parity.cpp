@@ -80,12 +80,7 @@ void check_same_replies(RealRedis& real, MockStore& mock, const std::vector<Comm
 }  // namespace
 
 TEST_CASE("mock and real Redis agree on the commands rlsim uses") {
-  const char* port = std::getenv("RLSIM_REDIS_PORT");
-  if (port == nullptr)
-    FAIL(
-        "RLSIM_REDIS_PORT is not set: run the suite with tests/run-all.sh, which starts "
-        "redis-server");
-  RealRedis real(std::atoi(port));
+  RealRedis real(parity_port());
   const std::string p = "rlsim-parity:";
   real.run({"FLUSHALL"});
   MockStore mock;
@@ -152,20 +147,12 @@ TEST_CASE("mock and real Redis agree on the commands rlsim uses") {
       {"incr", p + "lower"},
       {"Incr", p + "lower"},
   };
-  const TimeUs now_us = kEpochUnixUs;
-  for (const auto& command : script) {
-    std::string text;
-    for (const auto& a : command) text += a + " ";
-    INFO(text);
-    CHECK(to_display(mock.run(command, now_us)) == to_display(real.run(command)));
-  }
+  check_same_replies(real, mock, script);
   real.run({"FLUSHALL"});
 }
 
 TEST_CASE("TIME has the shape of Redis's reply") {
-  const char* port = std::getenv("RLSIM_REDIS_PORT");
-  if (port == nullptr) FAIL("RLSIM_REDIS_PORT is not set");
-  RealRedis real(std::atoi(port));
+  RealRedis real(parity_port());
   MockStore mock;
   const Reply r = real.run({"TIME"});
   const Reply m = mock.run({"TIME"}, kEpochUnixUs + 5);
@@ -393,6 +380,36 @@ TEST_CASE("mock and real Redis agree on Lua scripts: conversions, sandbox and er
       "  return {1, count + 1}\n"
       "end\n"
       "return {0, count}\n";
+  // A token bucket in a hash (tokens, last refill) with fractional tokens, now in ARGV.
+  const std::string token_bucket =
+      "local b = redis.call('HMGET', KEYS[1], 'tokens', 'ts')\n"
+      "local cap, rate, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])\n"
+      "local tokens = tonumber(b[1]) or cap\n"
+      "local ts = tonumber(b[2]) or now\n"
+      "tokens = math.min(cap, tokens + (now - ts) * rate / 1000)\n"
+      "local allowed = 0\n"
+      "if tokens >= 1 then tokens = tokens - 1 allowed = 1 end\n"
+      "redis.call('HSET', KEYS[1], 'tokens', tokens, 'ts', now)\n"
+      "redis.call('PEXPIRE', KEYS[1], math.ceil(cap / rate * 1000))\n"
+      "return {allowed, tostring(tokens)}\n";
+  // GCRA: one theoretical arrival time per key (emission interval, burst tolerance in ms).
+  const std::string gcra =
+      "local now, t, tau = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])\n"
+      "local tat = tonumber(redis.call('GET', KEYS[1])) or now\n"
+      "local new_tat = math.max(tat, now) + t\n"
+      "if new_tat - now > tau + t then return {0, new_tat - now - tau - t} end\n"
+      "redis.call('SET', KEYS[1], new_tat, 'PX', math.ceil(new_tat - now))\n"
+      "return {1, 0}\n";
+  // The lesson's local-budget claim: INCRBY a batch, give back what passes the limit.
+  const std::string local_budget =
+      "local claimed = redis.call('INCRBY', KEYS[1], ARGV[1])\n"
+      "local limit = tonumber(ARGV[2])\n"
+      "if claimed > limit then\n"
+      "  local excess = math.min(claimed - limit, tonumber(ARGV[1]))\n"
+      "  redis.call('DECRBY', KEYS[1], excess)\n"
+      "  return tonumber(ARGV[1]) - excess\n"
+      "end\n"
+      "return tonumber(ARGV[1])\n";
   const std::vector<Command> script = {
       // Lua -> reply.
       eval("return 1"),
@@ -520,6 +537,19 @@ TEST_CASE("mock and real Redis agree on Lua scripts: conversions, sandbox and er
       eval(sliding_log, {"1", p + "log", "62000", "60000", "2", "r4"}),
       Command{"ZRANGE", p + "log", "0", "-1", "WITHSCORES"},
       Command{"TTL", p + "log"},
+      eval(token_bucket, {"1", p + "tb", "10", "0.5", "1000"}),
+      eval(token_bucket, {"1", p + "tb", "10", "0.5", "1500"}),
+      eval(token_bucket, {"1", p + "tb", "10", "0.5", "1500"}),
+      Command{"HGETALL", p + "tb"},
+      eval(gcra, {"1", p + "gcra", "1000", "100", "300"}),
+      eval(gcra, {"1", p + "gcra", "1000", "100", "300"}),
+      eval(gcra, {"1", p + "gcra", "1000", "100", "300"}),
+      eval(gcra, {"1", p + "gcra", "1000", "100", "300"}),
+      eval(gcra, {"1", p + "gcra", "1250", "100", "300"}),
+      eval(local_budget, {"1", p + "budget", "100", "250"}),
+      eval(local_budget, {"1", p + "budget", "100", "250"}),
+      eval(local_budget, {"1", p + "budget", "100", "250"}),
+      eval(local_budget, {"1", p + "budget", "100", "250"}),
       // SCRIPT and EVALSHA.
       Command{"SCRIPT", "LOAD", incr_expire},
       Command{"EVALSHA", sha1_hex(incr_expire), "1", p + "fw2", "1000"},

@@ -23,7 +23,8 @@ namespace rlsim {
 namespace {
 
 // Registry slots.
-const char* const kProtectedKey = "rlsim.protected";  // set of read-only proxy tables
+const char* const kProtectedKey = "rlsim.protected";   // set of read-only proxy tables
+const char* const kObjectIdsKey = "rlsim.object_ids";  // tostring's numbers, weak keys
 // Errors whose text the top level replaces (the pcall'd chunk may see them first).
 const char* const kBudgetMessage = "rlsim: instruction budget exceeded";
 constexpr int kMaxReplyDepth = 200;  // nesting of a script's returned tables we convert
@@ -114,10 +115,12 @@ int error_handler(lua_State* L) {
   }
   lua_settop(L, 1);
   if (have) {
+    lua_pushliteral(L, "source");
     lua_pushstring(L, ar.source);
-    lua_setfield(L, 1, "source");
+    lua_rawset(L, 1);
+    lua_pushliteral(L, "line");
     lua_pushinteger(L, ar.currentline);
-    lua_setfield(L, 1, "line");
+    lua_rawset(L, 1);
   }
   return 1;
 }
@@ -283,6 +286,59 @@ int array_newindex(lua_State* L) {
   return 0;
 }
 
+// tostring without addresses: Lua 5.1 prints tables and functions as "table: 0x55d0c3e2a1b0",
+// which would make a script's reply differ from run to run. Here each such value gets a number
+// in order of first print ("table: 0x00000001"), kept in a weak-keyed registry table.
+int deterministic_tostring(lua_State* L) {
+  luaL_checkany(L, 1);
+  if (luaL_callmeta(L, 1, "__tostring")) return 1;
+  switch (lua_type(L, 1)) {
+    case LUA_TNUMBER:
+    case LUA_TSTRING:
+      lua_pushvalue(L, 1);
+      lua_tostring(L, -1);
+      return 1;
+    case LUA_TBOOLEAN:
+      lua_pushstring(L, lua_toboolean(L, 1) ? "true" : "false");
+      return 1;
+    case LUA_TNIL:
+      lua_pushliteral(L, "nil");
+      return 1;
+    default:
+      break;
+  }
+  lua_getfield(L, LUA_REGISTRYINDEX, kObjectIdsKey);  // ids
+  lua_pushvalue(L, 1);
+  lua_rawget(L, -2);
+  lua_Number id = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  if (id == 0) {
+    lua_getfield(L, -1, "next");
+    id = lua_tonumber(L, -1) + 1;
+    lua_pop(L, 1);
+    lua_pushnumber(L, id);
+    lua_setfield(L, -2, "next");
+    lua_pushvalue(L, 1);
+    lua_pushnumber(L, id);
+    lua_rawset(L, -3);
+  }
+  char text[64];
+  std::snprintf(text, sizeof(text), "%s: 0x%08llx", luaL_typename(L, 1),
+                static_cast<unsigned long long>(id));
+  lua_pushstring(L, text);
+  return 1;
+}
+
+// Pushes table[name] (the table at the top, no metamethods) when it has `type` and returns true;
+// otherwise leaves the stack as it was.
+bool push_raw_field(lua_State* L, const char* name, int type) {
+  lua_pushstring(L, name);
+  lua_rawget(L, -2);
+  if (lua_type(L, -1) == type) return true;
+  lua_pop(L, 1);
+  return false;
+}
+
 void set_function(lua_State* L, const char* name, lua_CFunction fn) {
   lua_pushcfunction(L, fn);
   lua_setfield(L, -2, name);
@@ -378,6 +434,14 @@ void LuaEngine::open_sandbox() {
   lua_setfield(L, LUA_REGISTRYINDEX, kProtectedKey);
   lua_pushcfunction(L, safe_rawset);
   lua_setglobal(L, "rawset");
+  lua_newtable(L);  // ids
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, LUA_REGISTRYINDEX, kObjectIdsKey);
+  lua_pushcfunction(L, deterministic_tostring);
+  lua_setglobal(L, "tostring");
 
   lua_getglobal(L, "math");
   set_function(L, "random", math_random);
@@ -419,6 +483,16 @@ void LuaEngine::open_sandbox() {
     push_readonly_proxy(L);
     lua_setglobal(L, name);
   }
+  // String methods ("x"):upper() reach the string library through the read-only proxy too, and
+  // scripts cannot reach the string metatable itself (Redis makes it read-only; Lua 5.1 can only
+  // hide it: getmetatable('') answers false).
+  lua_pushliteral(L, "");
+  lua_getmetatable(L, -1);
+  lua_getglobal(L, "string");
+  lua_setfield(L, -2, "__index");
+  lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "__metatable");
+  lua_pop(L, 2);
 
   // The real globals table raises on reads of missing names; scripts see it through a read-only
   // proxy that becomes the thread's globals, so every function compiled later (scripts,
@@ -601,7 +675,13 @@ Reply LuaEngine::error_reply_from_stack(const std::string& sha) {
         one_line(fmt::format("ERR Error running script {}, {:.100}", sha, std::string(msg))));
   }
   std::string text;
-  lua_getfield(L_, -1, "err");
+  // Raw reads: this runs outside the protected call, where a metamethod could neither raise nor
+  // be stopped by the instruction budget.
+  const auto push_raw = [this](const char* name, int table_at) {
+    lua_pushstring(L_, name);
+    lua_rawget(L_, table_at - 1);
+  };
+  push_raw("err", -1);
   if (lua_isstring(L_, -1)) {
     text = lua_tostring(L_, -1);
   } else {
@@ -609,8 +689,8 @@ Reply LuaEngine::error_reply_from_stack(const std::string& sha) {
     text = "ERR rlsim: script raised a table without an 'err' field";
   }
   lua_pop(L_, 1);
-  lua_getfield(L_, -1, "source");
-  lua_getfield(L_, -2, "line");
+  push_raw("source", -1);
+  push_raw("line", -2);
   if (lua_isstring(L_, -1) && lua_isstring(L_, -2)) {
     text += fmt::format(" script: {}, on {}:{}.", sha, lua_tostring(L_, -2), lua_tostring(L_, -1));
   }
@@ -639,36 +719,21 @@ Reply LuaEngine::to_reply(int depth) {
         out = Reply::error("ERR reached lua stack limit");
         break;
       }
-      lua_getfield(L_, -1, "err");
-      if (lua_type(L_, -1) == LUA_TSTRING) {
+      if (push_raw_field(L_, "err", LUA_TSTRING)) {
         out = Reply::error(one_line(lua_tostring(L_, -1)));
-        lua_pop(L_, 1);
-        break;
-      }
-      lua_pop(L_, 1);
-      lua_getfield(L_, -1, "ok");
-      if (lua_type(L_, -1) == LUA_TSTRING) {
+      } else if (push_raw_field(L_, "ok", LUA_TSTRING)) {
         out = Reply::status(one_line(lua_tostring(L_, -1)));
-        lua_pop(L_, 1);
-        break;
-      }
-      lua_pop(L_, 1);
-      lua_getfield(L_, -1, "double");
-      if (lua_type(L_, -1) == LUA_TNUMBER) {
+      } else if (push_raw_field(L_, "double", LUA_TNUMBER)) {
         out = Reply::bulk(format_double(lua_tonumber(L_, -1)));
-        lua_pop(L_, 1);
-        break;
-      }
-      lua_pop(L_, 1);
-      out.type = Reply::Type::kArray;
-      for (int j = 1;; ++j) {
-        lua_rawgeti(L_, -1, j);
-        if (lua_isnil(L_, -1)) {
-          lua_pop(L_, 1);
-          break;
+      } else {
+        out.type = Reply::Type::kArray;
+        for (int j = 1;; ++j) {
+          lua_rawgeti(L_, -1, j);
+          if (lua_isnil(L_, -1)) break;
+          out.elements.push_back(to_reply(depth + 1));
         }
-        out.elements.push_back(to_reply(depth + 1));
       }
+      lua_pop(L_, 1);  // the field, or the nil that ended the array
       break;
     }
     default:

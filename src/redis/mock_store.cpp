@@ -88,6 +88,15 @@ using Entry = MockStore::Entry;
 using Type = MockStore::Type;
 using Limits = std::numeric_limits<std::int64_t>;
 
+// Whether `arg` is the option `lower_name`, in any case (no allocation, unlike lower()).
+bool is_option(const std::string& arg, const char* lower_name) {
+  std::size_t i = 0;
+  for (; i < arg.size() && lower_name[i] != '\0'; ++i) {
+    if (std::tolower(static_cast<unsigned char>(arg[i])) != lower_name[i]) return false;
+  }
+  return i == arg.size() && lower_name[i] == '\0';
+}
+
 // a * b, or nullopt on overflow.
 std::optional<std::int64_t> checked_mul(std::int64_t a, std::int64_t b) {
   std::int64_t out = 0;
@@ -183,32 +192,33 @@ Reply cmd_incrbyfloat(Ctx& ctx) {
 Reply expire_generic(Ctx& ctx, std::int64_t unit_us, bool absolute) {
   bool nx = false, xx = false, gt = false, lt = false;
   for (std::size_t i = 3; i < ctx.argv.size(); ++i) {
-    const std::string option = lower(ctx.argv[i]);
-    if (option == "nx")
+    const std::string& option = ctx.argv[i];
+    if (is_option(option, "nx"))
       nx = true;
-    else if (option == "xx")
+    else if (is_option(option, "xx"))
       xx = true;
-    else if (option == "gt")
+    else if (is_option(option, "gt"))
       gt = true;
-    else if (option == "lt")
+    else if (is_option(option, "lt"))
       lt = true;
     else
-      return Reply::error(fmt::format("ERR Unsupported option {}", ctx.argv[i]));
+      return Reply::error(fmt::format("ERR Unsupported option {}", option));
   }
   if (nx && (xx || gt || lt))
     return Reply::error("ERR NX and XX, GT or LT options at the same time are not compatible");
   if (gt && lt) return Reply::error("ERR GT and LT options at the same time are not compatible");
   std::int64_t amount = 0;
   if (!parse_strict_int(ctx.argv[2], amount)) return Reply::error(kNotInteger);
-  const Reply invalid =
-      Reply::error(fmt::format("ERR invalid expire time in '{}' command", ctx.name()));
+  const auto invalid = [&] {  // built only when needed: EXPIRE is on the hot path
+    return Reply::error(fmt::format("ERR invalid expire time in '{}' command", ctx.name()));
+  };
   std::int64_t when_ms = amount;
   if (unit_us == kUsPerS) {
-    if (!checked_mul(amount, 1000)) return invalid;
+    if (!checked_mul(amount, 1000)) return invalid();
     when_ms = amount * 1000;
   }
   const std::int64_t base_ms = absolute ? 0 : ctx.now_us / kUsPerMs;
-  if (when_ms > Limits::max() - base_ms) return invalid;
+  if (when_ms > Limits::max() - base_ms) return invalid();
   const std::string& key = ctx.argv[1];
   Entry* entry = ctx.lookup(key);
   if (entry == nullptr) return Reply::from_integer(0);
@@ -247,14 +257,6 @@ Reply cmd_get(Ctx& ctx) {
   return Reply::bulk(entry->value);
 }
 
-bool is_option(const std::string& arg, const char* lower_name) {
-  std::size_t i = 0;
-  for (; i < arg.size() && lower_name[i] != '\0'; ++i) {
-    if (std::tolower(static_cast<unsigned char>(arg[i])) != lower_name[i]) return false;
-  }
-  return i == arg.size() && lower_name[i] == '\0';
-}
-
 // SET key value [NX | XX] [GET] [EX s | PX ms | EXAT s | PXAT ms | KEEPTTL], parsed as Redis 7.0's
 // parseExtendedStringArgumentsOrReply: options in any order, the same expiry option may repeat
 // (the last wins), conflicting ones are a syntax error.
@@ -265,10 +267,12 @@ Reply cmd_set(Ctx& ctx) {
   const auto& argv = ctx.argv;
   for (std::size_t i = 3; i < argv.size(); ++i) {
     const std::string& option = argv[i];
-    const bool has_next = i + 1 < argv.size();
-    const auto expiry = [&](Unit u) {
-      return (unit == kNoExpiry || unit == u) && !keep_ttl && has_next;
-    };
+    // The expiry option this is, if any; one expiry option per command, repeats allowed.
+    Unit named = kNoExpiry;
+    if (is_option(option, "ex")) named = kEx;
+    if (is_option(option, "px")) named = kPx;
+    if (is_option(option, "exat")) named = kExAt;
+    if (is_option(option, "pxat")) named = kPxAt;
     if (is_option(option, "nx") && !xx) {
       nx = true;
     } else if (is_option(option, "xx") && !nx) {
@@ -277,17 +281,9 @@ Reply cmd_set(Ctx& ctx) {
       get = true;
     } else if (is_option(option, "keepttl") && unit == kNoExpiry) {
       keep_ttl = true;
-    } else if (is_option(option, "ex") && expiry(kEx)) {
-      unit = kEx;
-      expire_arg = &argv[++i];
-    } else if (is_option(option, "px") && expiry(kPx)) {
-      unit = kPx;
-      expire_arg = &argv[++i];
-    } else if (is_option(option, "exat") && expiry(kExAt)) {
-      unit = kExAt;
-      expire_arg = &argv[++i];
-    } else if (is_option(option, "pxat") && expiry(kPxAt)) {
-      unit = kPxAt;
+    } else if (named != kNoExpiry && (unit == kNoExpiry || unit == named) && !keep_ttl &&
+               i + 1 < argv.size()) {
+      unit = named;
       expire_arg = &argv[++i];
     } else {
       return Reply::error(kSyntax);
@@ -297,12 +293,12 @@ Reply cmd_set(Ctx& ctx) {
   if (unit != kNoExpiry) {  // Redis's getExpireMillisecondsOrReply
     std::int64_t amount = 0;
     if (!parse_strict_int(*expire_arg, amount)) return Reply::error(kNotInteger);
-    const Reply invalid = Reply::error("ERR invalid expire time in 'set' command");
+    const auto invalid = [] { return Reply::error("ERR invalid expire time in 'set' command"); };
     const bool seconds = unit == kEx || unit == kExAt;
-    if (amount <= 0 || (seconds && amount > Limits::max() / 1000)) return invalid;
+    if (amount <= 0 || (seconds && amount > Limits::max() / 1000)) return invalid();
     std::int64_t when_ms = seconds ? amount * 1000 : amount;
     const bool relative = unit == kEx || unit == kPx;
-    if (relative && when_ms > Limits::max() - ctx.now_us / kUsPerMs) return invalid;
+    if (relative && when_ms > Limits::max() - ctx.now_us / kUsPerMs) return invalid();
     const auto span_us = checked_mul(when_ms, kUsPerMs).value_or(Limits::max());
     expire_at_us = relative ? saturating_add(ctx.now_us, span_us) : span_us;
   }
@@ -653,8 +649,9 @@ const CommandRow* find_command(const std::string& name) {
   }();
   char lowered[24];  // longer than any command name
   if (name.size() >= sizeof(lowered)) return nullptr;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    lowered[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+  for (std::size_t i = 0; i < name.size(); ++i) {  // ASCII only: no locale call per command
+    const char c = name[i];
+    lowered[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
   }
   auto it = by_name->find(std::string_view(lowered, name.size()));
   return it == by_name->end() ? nullptr : it->second;

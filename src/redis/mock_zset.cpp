@@ -66,33 +66,32 @@ template <class Visit>
 void for_each_in_range(const ZSet& zset, const ScoreRange& range, bool reverse, std::int64_t offset,
                        std::int64_t count, Visit visit) {
   if (range.empty() || offset < 0) return;
+  // Skips `offset` members, then visits until `count` are taken; false once done.
+  const auto take = [&](const std::pair<double, std::string>& item) {
+    if (offset > 0) {
+      --offset;
+    } else {
+      visit(item);
+      if (count > 0) --count;
+    }
+    return count != 0;
+  };
   const double inf = std::numeric_limits<double>::infinity();
+  if (count == 0) return;
   if (!reverse) {
     const double from = range.min_exclusive ? std::nextafter(range.min, inf) : range.min;
     for (auto it = zset.by_score.lower_bound(MockStore::ScoreOrder::View{from, ""});
-         it != zset.by_score.end() && range.below_max(it->first) && count != 0; ++it) {
-      if (!range.above_min(it->first)) continue;
-      if (offset > 0) {
-        --offset;
-        continue;
-      }
-      visit(*it);
-      if (count > 0) --count;
+         it != zset.by_score.end() && range.below_max(it->first); ++it) {
+      if (range.above_min(it->first) && !take(*it)) return;
     }
     return;
   }
   const double past = range.max_exclusive ? range.max : std::nextafter(range.max, inf);
   auto it = zset.by_score.lower_bound(MockStore::ScoreOrder::View{past, ""});
-  while (it != zset.by_score.begin() && count != 0) {
+  while (it != zset.by_score.begin()) {
     --it;
     if (!range.below_max(it->first)) continue;
-    if (!range.above_min(it->first)) break;
-    if (offset > 0) {
-      --offset;
-      continue;
-    }
-    visit(*it);
-    if (count > 0) --count;
+    if (!range.above_min(it->first) || !take(*it)) return;
   }
 }
 
