@@ -46,9 +46,9 @@ TEST_CASE("redis_fixed_window_lua: the count per window, across instances") {
 }
 
 TEST_CASE("a timed-out INCR leaves redis_fixed_window's key without a TTL; the script cannot") {
-  // The round trip (5 ms) exceeds the client timeout (1 ms): the client gives up, the server
+  // The round trip (5 ms) exceeds the client timeout (2 ms): the client gives up, the server
   // still runs the command at 2.5 ms.
-  StrategyHarness split(kLimit3PerSecond, R"("redis_fixed_window")", {0}, ms(5), ms(1));
+  StrategyHarness split(kLimit3PerSecond, R"("redis_fixed_window")", {0}, ms(5), ms(2));
   split.request(0);
   const auto split_decisions = split.run();
   CHECK(split_decisions[0].error);
@@ -59,7 +59,7 @@ TEST_CASE("a timed-out INCR leaves redis_fixed_window's key without a TTL; the s
         "(integer) -1");
   CHECK(split.stats().round_trips == 1);
 
-  StrategyHarness lua(kLimit3PerSecond, R"("redis_fixed_window_lua")", {0}, ms(5), ms(1));
+  StrategyHarness lua(kLimit3PerSecond, R"("redis_fixed_window_lua")", {0}, ms(5), ms(2));
   // A warm script cache (otherwise the timed-out EVALSHA hides its NOSCRIPT and nothing runs).
   lua.store().run({"SCRIPT", "LOAD", kFixedWindowLuaScript}, unix_at(0));
   lua.request(0);
