@@ -110,6 +110,9 @@ TEST_CASE("redis_sliding_counter: the previous window weighted by its overlap") 
   CHECK(to_display(h.store().run({"GET", "rl:{user:0}:1750032002"}, unix_at(ms(2600)))) == "\"1\"");
   CHECK(to_display(h.store().run({"PTTL", "rl:{user:0}:1750032002"}, unix_at(ms(2600)))) ==
         "(integer) 1901");  // set at 2500.5 ms
+  // The TTL is set when a window's counter is created: window 1's at 1250.5 ms, not refreshed.
+  CHECK(to_display(h.store().run({"PTTL", "rl:{user:0}:1750032001"}, unix_at(ms(2600)))) ==
+        "(integer) 651");
 }
 
 TEST_CASE("script strategies check limits in order; the first that denies is denied_by") {

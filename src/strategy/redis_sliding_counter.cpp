@@ -14,11 +14,13 @@ namespace rlsim {
 const char* const kSlidingCounterScript = R"lua(local window_us = tonumber(ARGV[1])
 local elapsed_us = tonumber(ARGV[2])
 local limit = tonumber(ARGV[3])
-local previous = tonumber(redis.call('GET', KEYS[1]) or '0')
-local current = tonumber(redis.call('GET', KEYS[2]) or '0')
+local counts = redis.call('MGET', KEYS[1], KEYS[2])
+local previous = tonumber(counts[1]) or 0
+local current = tonumber(counts[2]) or 0
 if previous * (window_us - elapsed_us) / window_us + current < limit then
-  redis.call('INCR', KEYS[2])
-  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+  if redis.call('INCR', KEYS[2]) == 1 then
+    redis.call('PEXPIRE', KEYS[2], ARGV[4])
+  end
   return 1
 end
 return 0
@@ -47,7 +49,8 @@ class RedisSlidingCounter final : public PerLimitScriptStrategy {
     out.push_back(std::to_string(limit.window_us));
     out.push_back(std::to_string(elapsed_us));
     out.push_back(std::to_string(limit.limit));
-    // The current window is read as "previous" during the next one: keep it for two windows.
+    // The current window is read as "previous" during the next one: it must outlive the next
+    // window, and two windows from its first admission always do.
     out.push_back(std::to_string(2 * ((limit.window_us + kUsPerMs - 1) / kUsPerMs)));
     return 2;
   }
