@@ -82,7 +82,7 @@ TEST_CASE("bucket shapes for the oracle follow the parameters") {
   CHECK(error == "expected a rate such as \"100/m\" or \"2.5/s\", got \"fast\"");
   CHECK_FALSE(resolve_params(*gcra, nlohmann::json{{"burst", 0}}, field, error));
   CHECK(field == "burst");
-  CHECK(error == "expected a positive integer, got 0");
+  CHECK(error == "expected a positive integer (at most 1000000000), got 0");
 }
 
 TEST_CASE("a token bucket does not refill from a clock that runs behind") {

@@ -259,7 +259,7 @@ bool param_type_ok(const ParamSpec& spec, const nlohmann::json& value, std::stri
     return value.is_boolean();
   }
   if (type == "int") {
-    expected = "a positive integer";
+    expected = fmt::format("a positive integer (at most {})", ScenarioBounds::kMaxLimitValue);
     return value.is_number_integer() && value.get<std::int64_t>() > 0 &&
            value.get<std::int64_t>() <= ScenarioBounds::kMaxLimitValue;
   }
