@@ -69,7 +69,7 @@ TEST_CASE("a timed-out EVALSHA is a timeout, not a reason to send EVAL") {
   CHECK(server.stats().round_trips == 1);
 }
 
-TEST_CASE("compile errors and the mock's script limits are fatal; other errors are not") {
+TEST_CASE("compile errors and the mock's script limits are fatal, other errors are not") {
   Simulator sim;
   MockStore store;
   RedisServer server(sim, store, RedisTiming{1000, 1000, 0, 50'000}, Rng(1, "network"));

@@ -123,7 +123,7 @@ TEST_CASE("custom_lua: allow_if reads integers, numeric strings, nil as 0, and a
   CHECK(decide("return 'yes'", "reply == 1").find("does not fit allow_if") != std::string::npos);
 }
 
-TEST_CASE("custom_lua: an error reply is a Redis error; on_error decides") {
+TEST_CASE("custom_lua: an error reply is a Redis error, on_error decides") {
   ScriptDir dir("return redis.error_reply('LIMITER down')");
   for (const char* on_error : {"allow", "deny"}) {
     StrategyHarness h(kLimit3PerSecond,

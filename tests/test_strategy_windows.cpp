@@ -45,7 +45,7 @@ TEST_CASE("redis_fixed_window_lua: the count per window, across instances") {
         "(integer) 1501");
 }
 
-TEST_CASE("a timed-out INCR leaves redis_fixed_window's key without a TTL; the script cannot") {
+TEST_CASE("a timed-out INCR leaves redis_fixed_window's key without a TTL, the script cannot") {
   // The round trip (5 ms) exceeds the client timeout (2 ms): the client gives up, the server
   // still runs the command at 2.5 ms.
   StrategyHarness split(kLimit3PerSecond, R"("redis_fixed_window")", {0}, ms(5), ms(2));
@@ -115,7 +115,7 @@ TEST_CASE("redis_sliding_counter: the previous window weighted by its overlap") 
         "(integer) 651");
 }
 
-TEST_CASE("script strategies check limits in order; the first that denies is denied_by") {
+TEST_CASE("script strategies check limits in order, the first that denies is denied_by") {
   // Per user 10/s and per endpoint 2/s: the third request to /a is denied by limit 1, the
   // request to /b passes.
   const std::string limits =
