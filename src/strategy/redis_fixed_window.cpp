@@ -43,7 +43,9 @@ class RedisFixedWindow final : public Strategy {
         co_return Decision{false, static_cast<int>(i), true};
       }
       if (count.integer == 1) {
-        // A second round trip: if it is lost, the key keeps no TTL (the lesson's Lua fixes that).
+        // A second round trip. A timed-out EXPIRE still runs on the server; the key that never
+        // expires comes from the INCR before it: when the reply that said 1 is lost, this line is
+        // never reached. redis_fixed_window_lua runs both in one script.
         Command expire = window_ms % 1000 == 0
                              ? command("EXPIRE", key, std::to_string(2 * window_ms / 1000))
                              : command("PEXPIRE", key, std::to_string(2 * window_ms));

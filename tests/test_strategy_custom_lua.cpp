@@ -1,0 +1,191 @@
+// custom_lua: the user's script file, templates for KEYS and ARGV, the allow_if rule, and how its
+// failures are handled (checked before the run, Redis errors, fatal script errors).
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "strategy_harness.h"
+
+using namespace rlsim;
+using rlsim::testing::StrategyHarness;
+
+namespace {
+
+const char* kLimit3PerSecond = R"({"name": "per_user", "key": "user", "limit": 3, "window": "1s"})";
+const std::string kScenarios = std::string(RLSIM_SOURCE_DIR) + "/scenarios";
+
+constexpr TimeUs ms(std::int64_t value) { return value * kUsPerMs; }
+constexpr TimeUs unix_at(TimeUs at_us) { return kEpochUnixUs + at_us; }
+
+// A folder with one script file in it, removed at the end of the test.
+class ScriptDir {
+ public:
+  explicit ScriptDir(const std::string& text)
+      : dir_(std::filesystem::temp_directory_path() /
+             ("rlsim-custom-lua-" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(dir_);
+    std::ofstream(dir_ / "s.lua") << text;
+  }
+  ~ScriptDir() { std::filesystem::remove_all(dir_); }
+  std::string path() const { return dir_.string(); }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+// Resolves custom_lua parameters given as JSON text, relative to `dir`; returns "" when they are
+// valid, otherwise "<field>: <error>".
+std::string check(const std::string& params, const std::string& dir = kScenarios) {
+  std::string field, error;
+  auto resolved = resolve_params(*find_strategy("custom_lua"), nlohmann::json::parse(params), field,
+                                 error, dir);
+  return resolved ? "" : field + ": " + error;
+}
+
+}  // namespace
+
+TEST_CASE("custom_lua: the example fixed window script, keys and args from templates") {
+  StrategyHarness h(kLimit3PerSecond, R"({"name": "custom_lua",
+      "script": "scripts/fixed_window.lua", "keys": ["${prefix}${key}:${window}"],
+      "args": ["${limit}", "${window_ms}"], "allow_if": "reply == 1"})",
+                    {0, 0}, 1000, 50'000, kScenarios);
+  for (int i = 0; i < 15; ++i) h.request(ms(100 * i), 0, i % 2);
+  // The same decisions as redis_fixed_window_lua (test_strategy_windows.cpp).
+  CHECK(h.pattern() == "111000000011100");
+  CHECK(h.stats().round_trips == 16);  // one NOSCRIPT + EVAL
+  CHECK(to_display(h.store().run({"GET", "rl:user:0:1750032001"}, unix_at(ms(1500)))) == "\"5\"");
+  CHECK(h.strategy().fatal_error().empty());
+}
+
+TEST_CASE("custom_lua: the example token bucket script, an array reply, hash-tagged keys") {
+  // Capacity 2, 10 tokens per second, now in milliseconds: the same decisions as
+  // redis_token_bucket on these arrivals (test_strategy_buckets.cpp).
+  StrategyHarness h(kLimit3PerSecond, R"({"name": "custom_lua",
+      "script": "scripts/token_bucket.lua",
+      "keys": ["rl:{user:${user}}:tokens", "rl:{user:${user}}:ts"],
+      "args": ["10", "2", "${now_ms}", "${cost}"], "allow_if": "reply[1] == 1"})",
+                    {0}, 1000, 50'000, kScenarios);
+  for (int at : {0, 0, 0, 100, 100, 350, 360, 370}) h.request(ms(at), 7);
+  CHECK(h.pattern() == "11010110");
+  CHECK(to_display(h.store().run({"GET", "rl:{user:7}:ts"}, unix_at(ms(400)))) ==
+        "\"1750032000370\"");
+}
+
+TEST_CASE("custom_lua: templates expand every request field") {
+  // The script returns its KEYS and ARGV joined, so the test sees what was sent.
+  ScriptDir dir(
+      "redis.call('SET', 'seen', table.concat(KEYS, ' ') .. ' | ' .. table.concat(ARGV, ' '))\n"
+      "return 1\n");
+  StrategyHarness h(R"({"name": "per_ip", "key": "ip", "limit": 7, "window": "250ms"})",
+                    R"({"name": "custom_lua", "script": "s.lua",
+          "keys": ["${prefix}${key}", "u${user}-${ip}-${endpoint}"],
+          "args": ["${limit}", "${window_ms}", "${window_us}", "${window}", "${now_s}",
+                   "${now_ms}", "${now_us}", "${cost}", "${instance}", "${request_id}", "$$x"]})",
+                    {0, ms(2)}, 1000, 50'000, dir.path());
+  h.request(ms(1), 0, 0);
+  h.request(ms(1300), 5, 1, 3, 1);
+  CHECK(h.pattern() == "11");
+  // Request 1: user 5, ip id 3 (10.0.0.4), endpoint /b, instance 1 whose clock is 2 ms ahead:
+  // local time 1302 ms after the epoch, window 5 of 250 ms.
+  CHECK(to_display(h.store().run({"GET", "seen"}, unix_at(ms(1400)))) ==
+        "\"rl:ip:10.0.0.4 u5-10.0.0.4-/b | 7 250 250000 7000128005 1750032001 1750032001302 "
+        "1750032001302000 1 1 1 $x\"");
+}
+
+TEST_CASE("custom_lua: allow_if reads integers, numeric strings, nil as 0, and array elements") {
+  const auto decide = [](const std::string& script, const std::string& rule) {
+    ScriptDir dir(script);
+    StrategyHarness h(kLimit3PerSecond,
+                      fmt::format(R"({{"name": "custom_lua", "script": "s.lua", "keys": ["k"],
+                                      "allow_if": "{}"}})",
+                                  rule),
+                      {0}, 1000, 50'000, dir.path());
+    h.request(0);
+    const std::string pattern = h.pattern();
+    return h.strategy().fatal_error().empty() ? pattern : "fatal: " + h.strategy().fatal_error();
+  };
+  CHECK(decide("return 1", "reply == 1") == "1");
+  CHECK(decide("return 0", "reply == 1") == "0");
+  CHECK(decide("return 5", "reply > 3") == "1");
+  CHECK(decide("return -2", "reply>=-2") == "1");
+  CHECK(decide("return '12'", "reply <= 12") == "1");
+  CHECK(decide("return false", "reply == 0") == "1");  // false -> nil reply -> 0
+  CHECK(decide("return true", "reply == 1") == "1");
+  CHECK(decide("return {0, 99}", "reply[1] == 0") == "1");
+  CHECK(decide("return {0, 99}", "reply[2] != 99") == "0");
+  const std::string fatal = decide("return {1, 'x'}", "reply[3] == 1");
+  CAPTURE(fatal);
+  CHECK(fatal.find("fatal: script ") == 0);
+  CHECK(fatal.find("s.lua: reply [(integer) 1, \"x\"] does not fit allow_if \"reply[3] == 1\"") !=
+        std::string::npos);
+  CHECK(decide("return 'yes'", "reply == 1").find("does not fit allow_if") != std::string::npos);
+}
+
+TEST_CASE("custom_lua: an error reply is a Redis error, on_error decides") {
+  ScriptDir dir("return redis.error_reply('LIMITER down')");
+  for (const char* on_error : {"allow", "deny"}) {
+    StrategyHarness h(kLimit3PerSecond,
+                      fmt::format(R"({{"name": "custom_lua", "script": "s.lua", "keys": ["k"],
+                                      "on_error": "{}"}})",
+                                  on_error),
+                      {0}, 1000, 50'000, dir.path());
+    h.request(0);
+    const auto decisions = h.run();
+    CHECK(decisions[0].error);
+    CHECK(decisions[0].allowed == (std::string(on_error) == "allow"));
+    CHECK(h.strategy().fatal_error().empty());
+  }
+}
+
+TEST_CASE("custom_lua: a compile error or an endless loop stops the run, naming the file") {
+  for (const char* script : {"return +", "while true do end"}) {
+    INFO(script);
+    ScriptDir dir(script);
+    StrategyHarness h(kLimit3PerSecond, R"({"name": "custom_lua", "script": "s.lua", "keys": []})",
+                      {0}, 1000, 50'000, dir.path());
+    h.request(0);
+    h.request(ms(10));
+    const auto decisions = h.run();
+    CHECK_FALSE(decisions[0].allowed);
+    const std::string& error = h.strategy().fatal_error();
+    CHECK(error.find("script " + dir.path() + "/s.lua: ERR ") == 0);
+    // After the failure no more calls: 2 round trips (EVALSHA, EVAL) for the first request only.
+    CHECK(h.stats().round_trips == 2);
+  }
+}
+
+TEST_CASE("custom_lua: parameters are checked before the run, with the JSON path") {
+  CHECK(check(R"({"script": "scripts/fixed_window.lua", "keys": ["k"]})") == "");
+  CHECK(check(R"({"keys": ["k"]})") ==
+        "script: missing parameter script for custom_lua (the Lua file, relative to the scenario "
+        "file)");
+  CHECK(check(R"({"script": "scripts/fixed_window.lua"})").find("keys: missing parameter") == 0);
+  CHECK(check(R"({"script": "scripts/nope.lua", "keys": []})") ==
+        "script: cannot read script file " + kScenarios + "/scripts/nope.lua: no such file");
+  CHECK(check(R"({"script": "scripts", "keys": []})") ==
+        "script: cannot read script file " + kScenarios + "/scripts: no such file");
+  CHECK(check(R"({"script": 3, "keys": []})") ==
+        "script: expected a file name (relative to the scenario file), got 3");
+  CHECK(check(R"({"script": "scripts/fixed_window.lua", "keys": ["ok", "${usr}"]})")
+            .find("keys[1]: unknown field ${usr} in template \"${usr}\" (expected one of: "
+                  "${user}, ${ip},") == 0);
+  CHECK(check(R"({"script": "scripts/fixed_window.lua", "keys": [], "args": ["a", 5]})") ==
+        "args[1]: expected a template string such as \"rl:${user}\", got 5");
+  CHECK(check(R"({"script": "scripts/fixed_window.lua", "keys": ["$x"]})") ==
+        "keys[0]: bad template \"$x\": a $ starts ${field} (or write $$ for a $)");
+  CHECK(check(R"({"script": "scripts/fixed_window.lua", "keys": "k"})") ==
+        "keys: expected an array of strings, got \"k\"");
+  for (const char* rule : {"reply = 1", "reply[0] == 1", "reply == one", "result == 1",
+                           "reply == 1 and more", "reply[1 == 1"}) {
+    INFO(rule);
+    CHECK(check(fmt::format(R"({{"script": "scripts/fixed_window.lua", "keys": [],
+                                "allow_if": "{}"}})",
+                            rule))
+              .find("allow_if: bad rule") == 0);
+  }
+  ScriptDir empty("");
+  CHECK(check(R"({"script": "s.lua", "keys": []})", empty.path()) ==
+        "script: script file " + empty.path() + "/s.lua is empty");
+}
