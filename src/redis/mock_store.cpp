@@ -7,6 +7,7 @@
 #include <charconv>
 #include <functional>
 #include <limits>
+#include <span>
 
 #include "core/check.h"
 
@@ -94,6 +95,9 @@ struct MockStore::Context {
   }
   void erase(const std::string& key) { store.keys_.erase(key); }
   std::string name() const { return lower(argv[0]); }
+  LuaEngine& lua() { return store.lua(); }
+  void flush_scripts() { store.lua_.reset(); }
+  Reply dispatch_in_script(const Command& command) { return store.dispatch(command, now_us, true); }
 };
 
 namespace {
@@ -354,10 +358,68 @@ Reply cmd_hgetall(Ctx& ctx) {
   return Reply::array(std::move(items));
 }
 
+// redis.call / redis.pcall run their commands here, at the script's time.
+struct ScriptBridge final : ScriptHost {
+  Ctx& ctx;
+  explicit ScriptBridge(Ctx& c) : ctx(c) {}
+  Reply call_from_script(const Command& argv) override { return ctx.dispatch_in_script(argv); }
+};
+
+// EVAL script numkeys key... arg... / EVALSHA sha numkeys key... arg...
+Reply eval_generic(Ctx& ctx, bool by_sha) {
+  std::int64_t numkeys = 0;
+  if (!parse_strict_int(ctx.argv[2], numkeys)) return Reply::error(kNotInteger);
+  const auto available = static_cast<std::int64_t>(ctx.argv.size()) - 3;
+  if (numkeys > available)
+    return Reply::error("ERR Number of keys can't be greater than number of args");
+  if (numkeys < 0) return Reply::error("ERR Number of keys can't be negative");
+  const std::span<const std::string> rest(ctx.argv.data() + 3, ctx.argv.size() - 3);
+  const auto keys = rest.first(static_cast<std::size_t>(numkeys));
+  const auto args = rest.subspan(static_cast<std::size_t>(numkeys));
+  ScriptBridge bridge(ctx);
+  LuaEngine& lua = ctx.lua();
+  return by_sha ? lua.evalsha(ctx.argv[1], keys, args, bridge)
+                : lua.eval(ctx.argv[1], keys, args, bridge);
+}
+
+// SCRIPT LOAD body | EXISTS sha... | FLUSH [ASYNC|SYNC]
+Reply cmd_script(Ctx& ctx) {
+  const std::string sub = lower(ctx.argv[1]);
+  const auto wrong_args = [&] {
+    return Reply::error(fmt::format("ERR wrong number of arguments for 'script|{}' command", sub));
+  };
+  if (sub == "load") {
+    if (ctx.argv.size() != 3) return wrong_args();
+    return ctx.lua().load(ctx.argv[2]);
+  }
+  if (sub == "exists") {
+    if (ctx.argv.size() < 3) return wrong_args();
+    std::vector<Reply> found;
+    for (std::size_t i = 2; i < ctx.argv.size(); ++i) {
+      found.push_back(Reply::from_integer(ctx.lua().exists(ctx.argv[i]) ? 1 : 0));
+    }
+    return Reply::array(std::move(found));
+  }
+  if (sub == "flush") {
+    if (ctx.argv.size() > 3) return wrong_args();
+    if (ctx.argv.size() == 3) {
+      const std::string mode = lower(ctx.argv[2]);
+      if (mode != "sync" && mode != "async")
+        return Reply::error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+    }
+    ctx.flush_scripts();
+    return Reply::status("OK");
+  }
+  return Reply::error(fmt::format("ERR unknown subcommand '{}'. Try SCRIPT HELP.", ctx.argv[1]));
+}
+
+enum CommandFlags : unsigned { kNone = 0, kNoScript = 1 };  // kNoScript: refused inside scripts
+
 struct CommandRow {
   const char* name;  // lower case
   int arity;         // as in Redis: N exact argc, -N at least N
-  std::function<Reply(Ctx&)> handler;
+  Reply (*handler)(Ctx&);
+  unsigned flags = kNone;
 };
 
 const std::vector<CommandRow>& command_table() {
@@ -385,21 +447,26 @@ const std::vector<CommandRow>& command_table() {
       {"hmget", -3, cmd_hmget},
       {"hdel", -3, cmd_hdel},
       {"hgetall", 2, cmd_hgetall},
+      {"eval", -3, [](Ctx& c) { return eval_generic(c, false); }, kNoScript},
+      {"evalsha", -3, [](Ctx& c) { return eval_generic(c, true); }, kNoScript},
+      {"script", -2, cmd_script, kNoScript},
   };
   return table;
 }
 
 const CommandRow* find_command(const std::string& name) {
-  // The table is small; a linear scan over lower-cased names beats hashing for under 30 rows.
-  for (const auto& row : command_table()) {
-    const char* p = row.name;
-    std::size_t i = 0;
-    for (; i < name.size() && *p != '\0'; ++i, ++p) {
-      if (std::tolower(static_cast<unsigned char>(name[i])) != *p) break;
-    }
-    if (i == name.size() && *p == '\0') return &row;
+  static const auto* const by_name = [] {
+    auto* map = new std::unordered_map<std::string_view, const CommandRow*>();
+    for (const auto& row : command_table()) map->emplace(row.name, &row);
+    return map;
+  }();
+  char lowered[24];  // longer than any command name
+  if (name.size() >= sizeof(lowered)) return nullptr;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    lowered[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
   }
-  return nullptr;
+  auto it = by_name->find(std::string_view(lowered, name.size()));
+  return it == by_name->end() ? nullptr : it->second;
 }
 
 }  // namespace
@@ -434,30 +501,43 @@ void MockStore::expire_due(TimeUs now_us) {
   }
 }
 
+MockStore::MockStore(const LuaLimits& lua_limits) : lua_limits_(lua_limits) {}
+MockStore::~MockStore() = default;
+
+LuaEngine& MockStore::lua() {
+  if (!lua_) lua_ = std::make_unique<LuaEngine>(lua_limits_);
+  return *lua_;
+}
+
+Reply MockStore::dispatch(const Command& argv, TimeUs now_us, bool from_script) {
+  RLSIM_CHECK(!argv.empty());
+  const CommandRow* row = find_command(argv[0]);
+  if (row == nullptr) {
+    if (from_script) return Reply::error("ERR Unknown Redis command called from script");
+    std::string args;
+    for (std::size_t i = 1; i < argv.size() && i < 4; ++i) args += fmt::format("'{}' ", argv[i]);
+    return Reply::error(
+        fmt::format("ERR unknown command '{}', with args beginning with: {}", argv[0], args));
+  }
+  const auto argc = static_cast<int>(argv.size());
+  if ((row->arity > 0 && argc != row->arity) || (row->arity < 0 && argc < -row->arity)) {
+    if (from_script)
+      return Reply::error("ERR Wrong number of args calling Redis command from script");
+    return Reply::error(fmt::format("ERR wrong number of arguments for '{}' command", row->name));
+  }
+  if (from_script && (row->flags & kNoScript) != 0) {
+    return Reply::error("ERR This Redis command is not allowed from script");
+  }
+  Context ctx{*this, argv, now_us};
+  return row->handler(ctx);
+}
+
 void MockStore::execute(std::span<const Command> commands, TimeUs server_now_us,
                         std::vector<Reply>& replies) {
   RLSIM_CHECK(server_now_us >= last_now_us_);
   last_now_us_ = server_now_us;
   expire_due(server_now_us);
-  for (const Command& argv : commands) {
-    RLSIM_CHECK(!argv.empty());
-    const CommandRow* row = find_command(argv[0]);
-    if (row == nullptr) {
-      std::string args;
-      for (std::size_t i = 1; i < argv.size() && i < 4; ++i) args += fmt::format("'{}' ", argv[i]);
-      replies.push_back(Reply::error(
-          fmt::format("ERR unknown command '{}', with args beginning with: {}", argv[0], args)));
-      continue;
-    }
-    const auto argc = static_cast<int>(argv.size());
-    if ((row->arity > 0 && argc != row->arity) || (row->arity < 0 && argc < -row->arity)) {
-      replies.push_back(
-          Reply::error(fmt::format("ERR wrong number of arguments for '{}' command", row->name)));
-      continue;
-    }
-    Context ctx{*this, argv, server_now_us};
-    replies.push_back(row->handler(ctx));
-  }
+  for (const Command& argv : commands) replies.push_back(dispatch(argv, server_now_us, false));
 }
 
 Reply MockStore::run(const Command& command, TimeUs server_now_us) {

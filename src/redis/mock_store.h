@@ -2,16 +2,22 @@
 // The embedded Redis: an in-process keyspace with Redis's semantics for the commands rlsim uses,
 // replies and error texts as Redis 7 gives them, and key expiry driven by the server's virtual
 // clock. Command table in mock_store.cpp (one row per command: name, arity, handler).
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "redis/lua_engine.h"
 #include "redis/store.h"
 
 namespace rlsim {
 
 class MockStore final : public DataStore {
  public:
+  // `lua_limits` bound every script call (see LuaLimits); the Lua state is created on first use.
+  explicit MockStore(const LuaLimits& lua_limits = {});
+  ~MockStore() override;
+
   void execute(std::span<const Command> commands, TimeUs server_now_us,
                std::vector<Reply>& replies) override;
   std::size_t key_count() const override { return keys_.size(); }
@@ -38,6 +44,12 @@ class MockStore final : public DataStore {
   void expire_due(TimeUs now_us);
   void track_expiry(const std::string& key, TimeUs expire_at_us);
 
+  // The script engine, created by the first EVAL / EVALSHA / SCRIPT LOAD; SCRIPT FLUSH drops it.
+  LuaEngine& lua();
+  Reply dispatch(const Command& argv, TimeUs now_us, bool from_script);
+
+  LuaLimits lua_limits_;
+  std::unique_ptr<LuaEngine> lua_;
   std::unordered_map<std::string, Entry> keys_;
   // Min-heap of (time, key) driving active expiry, so memory follows live keys, not past windows.
   // The live entry of a key is the one whose time equals Entry::heap_at_us; others are stale and

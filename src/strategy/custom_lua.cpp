@@ -1,0 +1,358 @@
+// custom_lua: the user's own Lua script, e.g. the one their production limiter runs. The scenario
+// names the file, maps request fields to KEYS and ARGV with templates, and gives the rule that
+// turns the reply into allow / deny. Per limit, in order, one call:
+//   EVALSHA <sha of the file> <#keys> <keys...> <args...>   -> allowed iff allow_if holds
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "strategy/registry.h"
+#include "strategy/script.h"
+
+namespace rlsim {
+namespace {
+
+constexpr std::size_t kMaxScriptBytes = 1 << 20;
+constexpr std::size_t kMaxTemplates = 64;  // KEYS and ARGV together
+
+// The request fields a template may name as ${field}.
+enum class Field {
+  kLiteral,
+  kUser,
+  kIp,
+  kEndpoint,
+  kKey,
+  kPrefix,
+  kLimit,
+  kWindowMs,
+  kWindowUs,
+  kWindow,
+  kNowS,
+  kNowMs,
+  kNowUs,
+  kCost,
+  kInstance,
+  kRequestId,
+};
+constexpr std::array<std::pair<std::string_view, Field>, 15> kFields = {{
+    {"user", Field::kUser},
+    {"ip", Field::kIp},
+    {"endpoint", Field::kEndpoint},
+    {"key", Field::kKey},
+    {"prefix", Field::kPrefix},
+    {"limit", Field::kLimit},
+    {"window_ms", Field::kWindowMs},
+    {"window_us", Field::kWindowUs},
+    {"window", Field::kWindow},
+    {"now_s", Field::kNowS},
+    {"now_ms", Field::kNowMs},
+    {"now_us", Field::kNowUs},
+    {"cost", Field::kCost},
+    {"instance", Field::kInstance},
+    {"request_id", Field::kRequestId},
+}};
+
+std::string field_names() {
+  std::string names;
+  for (const auto& [name, field] : kFields)
+    names += fmt::format("{}${{{}}}", names.empty() ? "" : ", ", name);
+  return names;
+}
+
+struct Part {
+  Field field = Field::kLiteral;
+  std::string literal;
+};
+using Template = std::vector<Part>;
+
+// "rl:{${user}}:${window}" -> literal "rl:{", field user, literal "}:", field window. "$$" is a
+// literal "$".
+std::optional<Template> parse_template(std::string_view text, std::string& error) {
+  Template parts;
+  std::string literal;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '$') {
+      literal += text[i];
+      continue;
+    }
+    if (i + 1 < text.size() && text[i + 1] == '$') {
+      literal += '$';
+      ++i;
+      continue;
+    }
+    const std::size_t close = text.find('}', i);
+    if (i + 1 >= text.size() || text[i + 1] != '{' || close == std::string_view::npos) {
+      error = fmt::format("bad template \"{}\": a $ starts ${{field}} (or write $$ for a $)", text);
+      return std::nullopt;
+    }
+    const std::string_view name = text.substr(i + 2, close - i - 2);
+    Field field = Field::kLiteral;
+    for (const auto& [known, value] : kFields) {
+      if (known == name) field = value;
+    }
+    if (field == Field::kLiteral) {
+      error = fmt::format("unknown field ${{{}}} in template \"{}\" (expected one of: {})", name,
+                          text, field_names());
+      return std::nullopt;
+    }
+    if (!literal.empty()) parts.push_back(Part{Field::kLiteral, std::move(literal)});
+    literal.clear();
+    parts.push_back(Part{field, {}});
+    i = close;
+  }
+  if (!literal.empty()) parts.push_back(Part{Field::kLiteral, std::move(literal)});
+  return parts;
+}
+
+// allow_if: `reply` or `reply[N]` (N >= 1, an element of an array reply), an operator, an integer.
+struct Rule {
+  std::size_t element = 0;  // 0: the whole reply; N: reply[N]
+  std::string op;
+  std::int64_t value = 0;
+};
+
+std::optional<Rule> parse_rule(std::string_view text, std::string& error) {
+  error = fmt::format(
+      "bad rule \"{}\": expected reply or reply[N], one of == != < <= > >=, and an integer "
+      "(e.g. \"reply == 1\", \"reply[1] == 0\")",
+      text);
+  std::size_t at = 0;
+  const auto skip_spaces = [&] {
+    while (at < text.size() && text[at] == ' ') ++at;
+  };
+  const auto read_integer = [&](std::int64_t& out) {
+    const char* begin = text.data() + at;
+    const auto [end, ec] = std::from_chars(begin, text.data() + text.size(), out);
+    if (ec != std::errc() || end == begin) return false;
+    at += static_cast<std::size_t>(end - begin);
+    return true;
+  };
+  Rule rule;
+  skip_spaces();
+  if (text.substr(at, 5) != "reply") return std::nullopt;
+  at += 5;
+  if (at < text.size() && text[at] == '[') {
+    ++at;
+    std::int64_t element = 0;
+    if (!read_integer(element) || element < 1 || element > 1'000'000 || at >= text.size() ||
+        text[at] != ']')
+      return std::nullopt;
+    ++at;
+    rule.element = static_cast<std::size_t>(element);
+  }
+  skip_spaces();
+  for (const std::string_view op : {"==", "!=", "<=", ">=", "<", ">"}) {
+    if (text.substr(at, op.size()) == op) {
+      rule.op = op;
+      at += op.size();
+      break;
+    }
+  }
+  if (rule.op.empty()) return std::nullopt;
+  skip_spaces();
+  if (!read_integer(rule.value)) return std::nullopt;
+  skip_spaces();
+  if (at != text.size()) return std::nullopt;
+  error.clear();
+  return rule;
+}
+
+bool holds(const Rule& rule, std::int64_t reply) {
+  if (rule.op == "==") return reply == rule.value;
+  if (rule.op == "!=") return reply != rule.value;
+  if (rule.op == "<") return reply < rule.value;
+  if (rule.op == "<=") return reply <= rule.value;
+  if (rule.op == ">") return reply > rule.value;
+  return reply >= rule.value;
+}
+
+std::string script_path(const std::string& scenario_dir, const std::string& script) {
+  const std::filesystem::path path(script);
+  return path.is_absolute() ? script : (std::filesystem::path(scenario_dir) / path).string();
+}
+
+// The file's text, or nullopt with `error` set.
+std::optional<std::string> read_script(const std::string& path, std::string& error) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    error = fmt::format("cannot read script file {}: no such file", path);
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in.good() && !in.eof()) {
+    error = fmt::format("cannot read script file {}", path);
+    return std::nullopt;
+  }
+  if (text.str().size() > kMaxScriptBytes) {
+    error = fmt::format("script file {} is larger than {} bytes", path, kMaxScriptBytes);
+    return std::nullopt;
+  }
+  if (text.str().empty()) {
+    error = fmt::format("script file {} is empty", path);
+    return std::nullopt;
+  }
+  return text.str();
+}
+
+class CustomLua final : public PerLimitScriptStrategy {
+ public:
+  CustomLua(StrategyEnv env, std::string path, std::string text)
+      : PerLimitScriptStrategy(std::move(env), Script(std::move(path), std::move(text))) {
+    std::string error;
+    for (const auto& key : env_.params.at("keys"))
+      keys_.push_back(*parse_template(key.get<std::string>(), error));
+    for (const auto& arg : env_.params.at("args"))
+      args_.push_back(*parse_template(arg.get<std::string>(), error));
+    rule_ = *parse_rule(env_.params.at("allow_if").get<std::string>(), error);
+  }
+
+  void unreadable(std::string message) { fail(std::move(message)); }
+
+ private:
+  std::size_t arguments(std::size_t index, const Request& request, const Instance& instance,
+                        std::vector<std::string>& out) override {
+    const TimeUs now_us = local_now_us(instance);
+    for (const Template& key : keys_) out.push_back(expand(key, index, request, instance, now_us));
+    for (const Template& arg : args_) out.push_back(expand(arg, index, request, instance, now_us));
+    return keys_.size();
+  }
+
+  std::string expand(const Template& parts, std::size_t index, const Request& request,
+                     const Instance& instance, TimeUs now_us) const {
+    const Limit& limit = env_.limits[index];
+    std::string out;
+    auto it = std::back_inserter(out);
+    for (const Part& part : parts) {
+      switch (part.field) {
+        case Field::kLiteral:
+          out += part.literal;
+          break;
+        case Field::kUser:
+          env_.catalog.append_key_text(out, request, LimitKey::kUser);
+          break;
+        case Field::kIp:
+          env_.catalog.append_key_text(out, request, LimitKey::kIp);
+          break;
+        case Field::kEndpoint:
+          env_.catalog.append_key_text(out, request, LimitKey::kEndpoint);
+          break;
+        case Field::kKey:
+          env_.catalog.append_key_text(out, request, limit.key);
+          break;
+        case Field::kPrefix:
+          out += prefixes_[index];
+          break;
+        case Field::kLimit:
+          fmt::format_to(it, "{}", limit.limit);
+          break;
+        case Field::kWindowMs:
+          fmt::format_to(it, "{}", limit.window_us / kUsPerMs);
+          break;
+        case Field::kWindowUs:
+          fmt::format_to(it, "{}", limit.window_us);
+          break;
+        case Field::kWindow:
+          fmt::format_to(it, "{}", now_us / limit.window_us);
+          break;
+        case Field::kNowS:
+          fmt::format_to(it, "{}", now_us / kUsPerS);
+          break;
+        case Field::kNowMs:
+          fmt::format_to(it, "{}", now_us / kUsPerMs);
+          break;
+        case Field::kNowUs:
+          fmt::format_to(it, "{}", now_us);
+          break;
+        case Field::kCost:
+          out += '1';
+          break;
+        case Field::kInstance:
+          fmt::format_to(it, "{}", instance.id);
+          break;
+        case Field::kRequestId:
+          fmt::format_to(it, "{}", request.id);
+          break;
+      }
+    }
+    return out;
+  }
+
+  bool admits(std::size_t, const Reply& reply) override {
+    const Reply* value = &reply;
+    if (rule_.element > 0) {
+      value = reply.type == Reply::Type::kArray && reply.elements.size() >= rule_.element
+                  ? &reply.elements[rule_.element - 1]
+                  : nullptr;
+    }
+    std::int64_t number = 0;
+    bool readable = value != nullptr;
+    if (readable && value->type == Reply::Type::kInteger) number = value->integer;
+    // A Lua false arrives as nil: read it as 0 (and true arrives as 1).
+    if (readable && (value->type == Reply::Type::kBulk || value->type == Reply::Type::kStatus)) {
+      const auto [end, ec] =
+          std::from_chars(value->text.data(), value->text.data() + value->text.size(), number);
+      readable = ec == std::errc() && end == value->text.data() + value->text.size();
+    }
+    if (readable && value->type == Reply::Type::kArray) readable = false;
+    if (!readable) {
+      fail(fmt::format("script {}: reply {} does not fit allow_if \"{}\"", script_.name(),
+                       to_display(reply), env_.params.at("allow_if").get<std::string>()));
+      return false;
+    }
+    return holds(rule_, number);
+  }
+
+  std::vector<Template> keys_;
+  std::vector<Template> args_;
+  Rule rule_;
+};
+
+// Checks a "keys" or "args" array of templates.
+bool check_templates(const nlohmann::json& templates, const std::string& name, std::string& field,
+                     std::string& error) {
+  for (std::size_t i = 0; i < templates.size(); ++i) {
+    field = fmt::format("{}[{}]", name, i);
+    if (!templates[i].is_string()) {
+      error = fmt::format("expected a template string such as \"rl:${{user}}\", got {}",
+                          templates[i].dump());
+      return false;
+    }
+    if (!parse_template(templates[i].get<std::string>(), error)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool check_custom_lua(const nlohmann::json& params, const std::string& scenario_dir,
+                      std::string& field, std::string& error) {
+  field = "script";
+  if (!read_script(script_path(scenario_dir, params.at("script")), error)) return false;
+  if (!check_templates(params.at("keys"), "keys", field, error)) return false;
+  if (!check_templates(params.at("args"), "args", field, error)) return false;
+  if (params.at("keys").size() + params.at("args").size() > kMaxTemplates) {
+    field = "args";
+    error = fmt::format("at most {} keys and args together", kMaxTemplates);
+    return false;
+  }
+  field = "allow_if";
+  return parse_rule(params.at("allow_if").get<std::string>(), error).has_value();
+}
+
+std::unique_ptr<Strategy> make_custom_lua(StrategyEnv env) {
+  const std::string path = script_path(env.scenario_dir, env.params.at("script"));
+  std::string error;
+  std::optional<std::string> text = read_script(path, error);
+  // Checked before the run; if the file went away since, the run stops with the reason.
+  auto strategy = std::make_unique<CustomLua>(std::move(env), path, text.value_or(""));
+  if (!text) strategy->unreadable(fmt::format("script {}: {}", path, error));
+  return strategy;
+}
+
+}  // namespace rlsim

@@ -1,0 +1,70 @@
+// redis_gcra: the generic cell rate algorithm of redis-cell and go-redis/redis_rate. One key per
+// user holds the theoretical arrival time (TAT) of the next request; per limit one script call:
+//   EVALSHA <sha> 1 rl:user:42:tat <now_us> <interval_us> <tolerance_us>  -> 1 / 0
+// with the emission interval T = 1 / rate and the tolerance tau = (burst - 1) * T: admitted iff
+// TAT <= now + tau, and then TAT = max(TAT, now) + T. The same shape as a token bucket of `burst`
+// tokens, in one number instead of two.
+#include <fmt/format.h>
+
+#include "strategy/registry.h"
+#include "strategy/script.h"
+
+namespace rlsim {
+
+// The key expires when TAT has passed: the bucket is full again and the key would read as new.
+const char* const kGcraScript = R"lua(local now_us = tonumber(ARGV[1])
+local interval_us = tonumber(ARGV[2])
+local tolerance_us = tonumber(ARGV[3])
+local tat = tonumber(redis.call('GET', KEYS[1]) or ARGV[1])
+if tat > now_us + tolerance_us then
+  return 0
+end
+tat = math.max(tat, now_us) + interval_us
+redis.call('SET', KEYS[1], tat, 'PX', math.ceil((tat - now_us) / 1000))
+return 1
+)lua";
+
+namespace {
+
+class RedisGcra final : public PerLimitScriptStrategy {
+ public:
+  explicit RedisGcra(StrategyEnv env)
+      : PerLimitScriptStrategy(std::move(env), Script("redis_gcra", kGcraScript)) {
+    for (const Limit& limit : env_.limits) {
+      const BucketShape shape = bucket_shape_of(env_.params, limit, "burst", "rate");
+      const double interval_us = 1e6 / shape.refill_per_s;
+      shapes_.push_back(Shape{fmt::format("{}", interval_us),
+                              fmt::format("{}", (shape.capacity - 1) * interval_us)});
+    }
+  }
+
+ private:
+  struct Shape {
+    std::string interval_us, tolerance_us;  // as sent in ARGV
+  };
+
+  std::size_t arguments(std::size_t index, const Request& request, const Instance& instance,
+                        std::vector<std::string>& out) override {
+    const Limit& limit = env_.limits[index];
+    std::string key = prefixes_[index];
+    env_.catalog.append_key_text(key, request, limit.key);
+    key += ":tat";
+    out.push_back(std::move(key));
+    out.push_back(std::to_string(local_now_us(instance)));
+    out.push_back(shapes_[index].interval_us);
+    out.push_back(shapes_[index].tolerance_us);
+    return 1;
+  }
+
+  bool admits(std::size_t, const Reply& reply) override { return reply.integer == 1; }
+
+  std::vector<Shape> shapes_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_redis_gcra(StrategyEnv env) {
+  return std::make_unique<RedisGcra>(std::move(env));
+}
+
+}  // namespace rlsim

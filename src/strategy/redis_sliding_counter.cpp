@@ -1,0 +1,64 @@
+// redis_sliding_counter: Cloudflare's sliding window counter. Two fixed-window counters per key,
+// the previous and the current window (hash-tagged so a cluster keeps them in one slot); the
+// previous one is weighted by how much of it still overlaps the sliding window:
+//   EVALSHA <sha> 2 rl:{user:42}:<c-1> rl:{user:42}:<c> <window_us> <elapsed_us> <limit> <ttl_ms>
+// admitted iff previous * (window - elapsed) / window + current < limit; a denied request is not
+// counted.
+#include <fmt/format.h>
+
+#include "strategy/registry.h"
+#include "strategy/script.h"
+
+namespace rlsim {
+
+const char* const kSlidingCounterScript = R"lua(local window_us = tonumber(ARGV[1])
+local elapsed_us = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+local previous = tonumber(redis.call('GET', KEYS[1]) or '0')
+local current = tonumber(redis.call('GET', KEYS[2]) or '0')
+if previous * (window_us - elapsed_us) / window_us + current < limit then
+  redis.call('INCR', KEYS[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+  return 1
+end
+return 0
+)lua";
+
+namespace {
+
+class RedisSlidingCounter final : public PerLimitScriptStrategy {
+ public:
+  explicit RedisSlidingCounter(StrategyEnv env)
+      : PerLimitScriptStrategy(std::move(env),
+                               Script("redis_sliding_counter", kSlidingCounterScript)) {}
+
+ private:
+  std::size_t arguments(std::size_t index, const Request& request, const Instance& instance,
+                        std::vector<std::string>& out) override {
+    const Limit& limit = env_.limits[index];
+    const TimeUs now_us = local_now_us(instance);
+    // Aligned windows on this instance's clock: c = floor(now / W), elapsed = now - c * W.
+    const std::int64_t window = now_us / limit.window_us;
+    const std::int64_t elapsed_us = now_us - window * limit.window_us;
+    const std::string prefix =
+        hash_tagged_prefix(prefixes_[index], env_.catalog, request, limit.key);
+    out.push_back(fmt::format("{}{}", prefix, window - 1));
+    out.push_back(fmt::format("{}{}", prefix, window));
+    out.push_back(std::to_string(limit.window_us));
+    out.push_back(std::to_string(elapsed_us));
+    out.push_back(std::to_string(limit.limit));
+    // The current window is read as "previous" during the next one: keep it for two windows.
+    out.push_back(std::to_string(2 * ((limit.window_us + kUsPerMs - 1) / kUsPerMs)));
+    return 2;
+  }
+
+  bool admits(std::size_t, const Reply& reply) override { return reply.integer == 1; }
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_redis_sliding_counter(StrategyEnv env) {
+  return std::make_unique<RedisSlidingCounter>(std::move(env));
+}
+
+}  // namespace rlsim

@@ -1,0 +1,92 @@
+#include "strategy/script.h"
+
+#include <fmt/format.h>
+
+#include "core/sha1.h"
+
+namespace rlsim {
+
+Script::Script(std::string name, std::string text)
+    : name_(std::move(name)), text_(std::move(text)), sha_(sha1_hex(text_)) {}
+
+Command Script::command(std::string_view verb, const std::string& body,
+                        const std::vector<std::string>& keys_and_args, std::size_t numkeys) const {
+  Command argv;
+  argv.reserve(keys_and_args.size() + 3);
+  argv.emplace_back(verb);
+  argv.push_back(body);
+  argv.push_back(std::to_string(numkeys));
+  argv.insert(argv.end(), keys_and_args.begin(), keys_and_args.end());
+  return argv;
+}
+
+Task<Reply> Script::run(RedisServer& redis, std::vector<std::string> keys_and_args,
+                        std::size_t numkeys, std::uint64_t& reloads) const {
+  Reply reply =
+      std::move((co_await redis.call(command("EVALSHA", sha_, keys_and_args, numkeys))).front());
+  // The server does not know the script (first use, or its cache was flushed): send the text.
+  // Redis caches it by SHA1, so later EVALSHAs succeed.
+  if (reply.is_error() && !reply.timed_out && reply.text.starts_with("NOSCRIPT")) {
+    ++reloads;
+    reply =
+        std::move((co_await redis.call(command("EVAL", text_, keys_and_args, numkeys))).front());
+  }
+  co_return reply;
+}
+
+bool is_fatal_script_error(const Reply& reply) {
+  if (!reply.is_error() || reply.timed_out) return false;
+  const std::string_view text = reply.text;
+  return text.starts_with("ERR Error compiling script") ||
+         (text.starts_with("ERR rlsim: script ") &&
+          text.find("exceeded its instruction budget") != std::string_view::npos);
+}
+
+std::string hash_tagged_prefix(const std::string& prefix, const Catalog& catalog,
+                               const Request& request, LimitKey key) {
+  // "rl:user:" -> "rl:{user:42}:"
+  RLSIM_CHECK(prefix.starts_with("rl:") && prefix.ends_with(":"));
+  std::string out = "rl:{";
+  out.append(prefix, 3, prefix.size() - 3);
+  catalog.append_key_text(out, request, key);
+  out += "}:";
+  return out;
+}
+
+PerLimitScriptStrategy::PerLimitScriptStrategy(StrategyEnv env, Script script)
+    : env_(std::move(env)),
+      prefixes_(redis_key_prefixes(env_.limits)),
+      script_(std::move(script)),
+      fail_open_(env_.params.at("on_error") == "allow") {}
+
+Task<Decision> PerLimitScriptStrategy::decide(Request request, const Instance& instance) {
+  Decision decision;
+  for (std::size_t i = 0; i < env_.limits.size(); ++i) {
+    const int index = static_cast<int>(i);
+    // After a fatal script error the run is void: answer at once, send nothing more.
+    if (!fatal_error().empty()) co_return Decision{false, index, true};
+    std::vector<std::string> keys_and_args;
+    const std::size_t numkeys = arguments(i, request, instance, keys_and_args);
+    const Reply reply =
+        co_await script_.run(env_.redis, std::move(keys_and_args), numkeys, reloads_);
+    if (reply.is_error()) {
+      if (is_fatal_script_error(reply)) {
+        fail(fmt::format("script {}: {}", script_.name(), reply.text));
+        co_return Decision{false, index, true};
+      }
+      ++script_errors_;
+      decision.error = true;
+      if (fail_open_) continue;
+      co_return Decision{false, index, true};
+    }
+    if (!admits(i, reply)) co_return Decision{false, index, decision.error};
+  }
+  co_return decision;
+}
+
+void PerLimitScriptStrategy::write_metrics(nlohmann::ordered_json& out) const {
+  out["script_reloads"] = reloads_;
+  out["script_errors"] = script_errors_;
+}
+
+}  // namespace rlsim

@@ -1,0 +1,97 @@
+#pragma once
+// Lua scripts as strategies send them, and the shared shape of a strategy that runs one script per
+// limit. A Script works like redis-py's Script: it sends EVALSHA <sha1 of the text> and, when the
+// server answers NOSCRIPT (it has not seen the script, or lost it), sends the full text with EVAL.
+// Both round trips are real calls in virtual time, so the cost of a cold script cache shows in the
+// report. The text is sent unchanged: the same script runs on the embedded mock and on a real
+// Redis.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "strategy/strategy.h"
+
+namespace rlsim {
+
+class Script {
+ public:
+  // `name` identifies the script in error messages (a file path, or the strategy's name).
+  Script(std::string name, std::string text);
+
+  const std::string& name() const { return name_; }
+  const std::string& text() const { return text_; }
+  const std::string& sha() const { return sha_; }
+
+  // Runs the script with KEYS = keys_and_args[0, numkeys) and ARGV = the rest, and returns its
+  // reply (an error reply when the script failed or the call timed out). `reloads` counts the
+  // EVALs sent after a NOSCRIPT reply.
+  Task<Reply> run(RedisServer& redis, std::vector<std::string> keys_and_args, std::size_t numkeys,
+                  std::uint64_t& reloads) const;
+
+ private:
+  Command command(std::string_view verb, const std::string& body,
+                  const std::vector<std::string>& keys_and_args, std::size_t numkeys) const;
+
+  std::string name_;
+  std::string text_;
+  std::string sha_;
+};
+
+// True for the script failures that are the script author's fault and make the run meaningless:
+// a compile error ("ERR Error compiling script ...") or an instruction budget overrun ("ERR
+// rlsim: script <sha> exceeded its instruction budget"). Other error replies (WRONGTYPE from a
+// redis.call, redis.error_reply, timeouts) are ordinary Redis errors.
+bool is_fatal_script_error(const Reply& reply);
+
+// "rl:{user:42}:": a limit's key prefix ("rl:user:", from redis_key_prefixes) with the key text
+// inside a hash tag, so that every key a multi-key script touches for one user hashes to one
+// Redis Cluster slot (the lesson's rl:{user:42}:tokens).
+std::string hash_tagged_prefix(const std::string& prefix, const Catalog& catalog,
+                               const Request& request, LimitKey key);
+
+// The scripts the built-in strategies send, exactly as sent (tests run them on a real Redis too).
+extern const char* const kFixedWindowLuaScript;
+extern const char* const kSlidingLogScript;
+extern const char* const kSlidingCounterScript;
+extern const char* const kTokenBucketScript;
+extern const char* const kGcraScript;
+
+// A strategy that checks the scenario's limits in order with one script call each: the first
+// limit whose reply denies, denies (denied_by). A Redis error or timeout marks the decision as an
+// error and, by the `on_error` parameter, skips the limit (allow) or denies (deny). A fatal script
+// error stops the run (Strategy::fail). Subclasses say what each call sends and how to read its
+// reply.
+class PerLimitScriptStrategy : public Strategy {
+ public:
+  Task<Decision> decide(Request request, const Instance& instance) final;
+  // "script_reloads" (EVAL after NOSCRIPT) and "script_errors" (error replies, timeouts included).
+  void write_metrics(nlohmann::ordered_json& out) const override;
+
+ protected:
+  PerLimitScriptStrategy(StrategyEnv env, Script script);
+
+  // Appends KEYS then ARGV for limit `index` to `out`, as the request is decided now on
+  // `instance`; returns the number of keys.
+  virtual std::size_t arguments(std::size_t index, const Request& request, const Instance& instance,
+                                std::vector<std::string>& out) = 0;
+  // Whether a (non-error) reply admits the request under limit `index`. May call fail() when the
+  // reply cannot be read (the decision is then void).
+  virtual bool admits(std::size_t index, const Reply& reply) = 0;
+
+  // The instance's clock now, in Unix microseconds: what time.time() gives real code.
+  TimeUs local_now_us(const Instance& instance) const {
+    return instance.local_unix_us(env_.sim.now());
+  }
+
+  StrategyEnv env_;
+  std::vector<std::string> prefixes_;  // redis_key_prefixes(limits)
+  Script script_;
+
+ private:
+  bool fail_open_;
+  std::uint64_t reloads_ = 0;
+  std::uint64_t script_errors_ = 0;
+};
+
+}  // namespace rlsim
