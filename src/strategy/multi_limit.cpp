@@ -29,7 +29,8 @@ ParamSpec on_error_param() {
       "enum",
       "allow",
       "what to do when a Redis call fails or times out: allow (fail open) or deny (fail closed)",
-      {"allow", "deny"}};
+      {"allow", "deny"},
+      false};
 }
 
 }  // namespace hybrid
@@ -131,12 +132,14 @@ StrategyInfo multi_limit_info() {
         true,
         "true: all limits' INCR + EXPIRE in one pipeline (one round trip); false: one round trip "
         "per limit",
-        {}},
+        {},
+        false},
        hybrid::on_error_param()},
       Algorithm::kFixedWindow,
       [](StrategyEnv env) -> std::unique_ptr<Strategy> {
         return std::make_unique<MultiLimit>(std::move(env));
       },
+      nullptr,
       nullptr};
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "core/check.h"
 #include "strategy/hybrid.h"
 
 namespace rlsim {
@@ -26,10 +27,7 @@ class ShardedGlobal final : public Strategy {
         hash_tags_(env_.params.at("hash_tags").get<bool>()),
         fail_open_(env_.params.at("on_error") == "allow"),
         increments_(env_.limits.size()) {
-    if (shards_ > kMaxShards) {
-      fail(fmt::format("sharded_global: shards must be at most {}, got {}", kMaxShards, shards_));
-      shards_ = 1;  // keep the (void) run small; it stops before deciding anything
-    }
+    RLSIM_CHECK(shards_ <= kMaxShards);  // the registry's check rejected larger values
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       if (env_.limits[i].key == LimitKey::kGlobal)
         increments_[i].assign(static_cast<std::size_t>(shards_), 0);
@@ -183,25 +181,35 @@ StrategyInfo sharded_global_info() {
       "(strategy_metrics shows the spread), but every read touches N keys, and the total a request "
       "reads is not the exact count at its decision (the oracle's staleness). hash_tags = true "
       "names shards rl:{global-s<k>}:<window> so that each lands in its own Redis Cluster slot.",
-      {{"shards", "int", 10, "number of sub-counters the global limit is spread over", {}},
+      {{"shards", "int", 10, "number of sub-counters the global limit is spread over", {}, false},
        {"read",
         "enum",
         "pipelined",
         "pipelined: MGET in the same round trip as the INCR; after_incr: MGET in a second round "
         "trip after the INCR reply",
-        {"pipelined", "after_incr"}},
+        {"pipelined", "after_incr"},
+        false},
        {"hash_tags",
         "bool",
         false,
         "false: keys rl:global:<window>:s<k> (lesson section 3); true: rl:{global-s<k>}:<window>, "
         "one Redis Cluster slot per shard (lesson section 6)",
-        {}},
+        {},
+        false},
        hybrid::on_error_param()},
       Algorithm::kFixedWindow,
       [](StrategyEnv env) -> std::unique_ptr<Strategy> {
         return std::make_unique<ShardedGlobal>(std::move(env));
       },
-      nullptr};
+      nullptr,
+      [](const nlohmann::json& params, const std::string&, std::string& field, std::string& error) {
+        const auto shards = params.at("shards").get<std::int64_t>();
+        if (shards <= ShardedGlobal::kMaxShards) return true;
+        field = "shards";
+        error = fmt::format("expected a positive integer of at most {}, got {}",
+                            ShardedGlobal::kMaxShards, shards);
+        return false;
+      }};
 }
 
 }  // namespace rlsim

@@ -16,14 +16,16 @@ std::vector<ParamSpec> batch_budget_params() {
            "int",
            100,
            "tokens an instance claims from Redis at a time, per limit and key",
-           {}},
+           {},
+           false},
           {"reset_on_window",
            "bool",
            true,
            "true: an instance drops its unspent tokens when the window changes (they count as "
            "wasted); false: it keeps spending them in the new window (the carried-over-tokens bug "
            "the lesson warns about)",
-           {}},
+           {},
+           false},
           on_error_param()};
 }
 
@@ -230,6 +232,7 @@ StrategyInfo token_reservation_info() {
       [](StrategyEnv env) -> std::unique_ptr<Strategy> {
         return std::make_unique<TokenReservation>(std::move(env));
       },
+      nullptr,
       nullptr};
 }
 
