@@ -94,15 +94,14 @@ class HybridHarness final : public EventTarget {
     strategy_->write_metrics(out);
     return out;
   }
-  // Runs `command` on the store at the time of the last request or decision; the reply as redis-cli
-  // shows it.
+  // Runs `command` on the store at the time of the last command the server ran; the reply as
+  // redis-cli shows it.
   std::string redis(const Command& command) {
-    return to_display(store_.run(command, kEpochUnixUs + last_event_us_));
+    return to_display(store_.inner.run(command, store_.last_now_us));
   }
   std::string get(const std::string& key) { return redis({"GET", key}); }
 
   void on_event(std::uint64_t arg) override {
-    last_event_us_ = sim_.now();
     if ((arg & kStopFlag) != 0) {
       Instance& instance = instances_[arg & ~kStopFlag];
       instance.active = false;
@@ -118,13 +117,12 @@ class HybridHarness final : public EventTarget {
               pending->decision = decision;
               pending->done = true;
               pending->decided_us = pending->context->sim_.now();
-              pending->context->last_event_us_ = pending->decided_us;
             },
             &p);
   }
 
   Strategy& strategy() { return *strategy_; }
-  MockStore& store() { return store_; }
+  MockStore& store() { return store_.inner; }
   const RedisStats& stats() const { return server_.stats(); }
 
  private:
@@ -138,15 +136,27 @@ class HybridHarness final : public EventTarget {
     HybridHarness* context = nullptr;
   };
 
+  // The mock store, remembering when it last ran a command: run_until(max) leaves the simulator's
+  // clock at the far end, and the store's clock must not run backwards.
+  struct TimedStore final : DataStore {
+    MockStore inner;
+    TimeUs last_now_us = kEpochUnixUs;
+    void execute(std::span<const Command> commands, TimeUs server_now_us,
+                 std::vector<Reply>& replies) override {
+      last_now_us = server_now_us;
+      inner.execute(commands, server_now_us, replies);
+    }
+    std::size_t key_count() const override { return inner.key_count(); }
+  };
+
   Scenario scenario_;
   Simulator sim_;
-  MockStore store_;
+  TimedStore store_;
   Catalog catalog_;
   RedisServer server_;
   std::unique_ptr<Strategy> strategy_;
   std::deque<Instance> instances_;  // stable addresses: strategies keep references while deciding
   std::deque<Pending> requests_;
-  TimeUs last_event_us_ = 0;  // run_until(max) leaves the simulator's clock at the far end
 };
 
 }  // namespace rlsim::testing

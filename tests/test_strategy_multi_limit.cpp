@@ -60,7 +60,7 @@ TEST_CASE("multi_limit: windows that are not whole seconds use PEXPIRE") {
   h.request(600'000);  // the next 500 ms window
   CHECK(h.pattern() == "101");
   // Window 3500064000 (ms / 500) holds two INCRs; each PEXPIRE set 1000 ms, the last one at
-  // 100.5 ms, so 499.5 ms are left when the run ends at 601 ms (the mock rounds to 500).
+  // 100.5 ms: 500 ms are left when the last command runs, at 600.5 ms.
   CHECK(h.get("rl:user:0:3500064000") == "\"2\"");
   CHECK(h.redis({"PTTL", "rl:user:0:3500064000"}) == "(integer) 500");
 }
