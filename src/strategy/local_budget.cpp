@@ -84,7 +84,9 @@ StrategyInfo local_budget_info() {
       "req/s over 10 instances with batch 100 needs about 10 claims per second instead of one call "
       "per request. The costs: tokens claimed but unused when their window ends or the instance "
       "stops are wasted (and requests are denied while other instances hold them), and the Lua "
-      "script is one more thing to deploy (token_reservation does without).",
+      "script is one more thing to deploy (token_reservation does without). Keep batch x "
+      "instances well below the limit: with a per-user limit of 100 and batch 100 the first "
+      "instance a user reaches takes the whole window and the other instances deny that user.",
       hybrid::batch_budget_params(),
       Algorithm::kFixedWindow,
       [](StrategyEnv env) -> std::unique_ptr<Strategy> {
