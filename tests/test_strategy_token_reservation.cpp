@@ -16,6 +16,18 @@ std::int64_t metric(const HybridHarness& h, const char* name) {
   return h.metrics()[name].get<std::int64_t>();
 }
 
+// A (instance 0) claims at 0; B and C (instances 1, 2) claim 0.2 ms apart at 10 ms; D (instance 3)
+// claims at 20 ms; then A spends its two other tokens and B its second.
+void queue_claims_together(HybridHarness& h) {
+  h.request(0, 0);
+  h.request(10'000, 1);
+  h.request(10'200, 2);
+  h.request(20'000, 3);
+  h.request(21'000, 0);
+  h.request(22'000, 0);
+  h.request(23'000, 1);
+}
+
 }  // namespace
 
 TEST_CASE("token_reservation: two instances, batch 3, limit 5, claims apart") {
@@ -51,13 +63,7 @@ TEST_CASE("token_reservation: claims in flight together see each other's inflate
   // although 3 + 2 = 5 tokens are out: C's give-back undid one of B's tokens. D (instance 3)
   // claims at 20 ms and gets that token: 6 tokens in a window of limit 5.
   HybridHarness h(token_reservation_info(), kUser5, R"({"batch": 3})", {0, 0, 0, 0});
-  h.request(0, 0);
-  h.request(10'000, 1);
-  h.request(10'200, 2);
-  h.request(20'000, 3);
-  h.request(21'000, 0);  // A spends one of its 2 tokens
-  h.request(22'000, 0);  // and the other
-  h.request(23'000, 1);  // B spends its second token
+  queue_claims_together(h);
   const auto decisions = h.run();
   CHECK(h.pattern() == "1101111");
   CHECK(decisions[2].denied_by == 0);
@@ -70,13 +76,7 @@ TEST_CASE("token_reservation: claims in flight together see each other's inflate
 TEST_CASE("local_budget's script has no such race") {
   // The same traffic with the Lua claim: C's script runs after B's and finds the counter at 5.
   HybridHarness h(local_budget_info(), kUser5, R"({"batch": 3})", {0, 0, 0, 0});
-  h.request(0, 0);
-  h.request(10'000, 1);
-  h.request(10'200, 2);
-  h.request(20'000, 3);
-  h.request(21'000, 0);
-  h.request(22'000, 0);
-  h.request(23'000, 1);
+  queue_claims_together(h);
   h.run();
   CHECK(h.pattern() == "1100111");
   CHECK(h.get(kKey) == "\"5\"");
