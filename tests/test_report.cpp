@@ -1,5 +1,6 @@
 // The JSON report contract: these names are promised to users and later versions only add fields.
 #include <catch2/catch.hpp>
+#include <tuple>
 
 #include "report/report.h"
 #include "test_util.h"
@@ -41,6 +42,80 @@ TEST_CASE("the report carries every contracted field") {
   CHECK(central["series"]["instances"].size() == 2);
   CHECK(central["series"]["instances"][1]["count"] == 3);
   CHECK(central["series"]["windows"][1]["instances"] == 3);
+  // Added by the strategy catalog: the ideal algorithm, the sliding-log error, per-window counts.
+  CHECK(central["ideal"] == "fixed_window");
+  for (const char* field : {"wrongly_allowed", "wrongly_denied", "error_rate"}) {
+    INFO(field);
+    CHECK(central["sliding_log_error"].contains(field));
+    CHECK(central["limits"][0]["sliding_log_error"].contains(field));
+  }
+  CHECK_FALSE(central.contains("staleness"));  // redis_fixed_window reads no count
+  CHECK(central.contains("strategy_metrics"));
+  for (const auto& window : central["series"]["windows"]) {
+    CHECK(window["offered"].get<std::int64_t>() ==
+          window["admitted"].get<std::int64_t>() + window["denied"].get<std::int64_t>());
+  }
+}
+
+namespace {
+// A run built by hand: one limit of 2 per 10 s and the decisions of the sliding-log example in
+// docs/metrics.md, with strategy metrics and counts read, as a local budget or a sharded counter
+// would report them.
+struct HandRun {
+  Scenario scenario;
+  RunResult result;
+  HandRun() {
+    scenario.name = "hand";
+    scenario.duration_us = 20 * kUsPerS;
+    scenario.limits = {{"per_user", LimitKey::kUser, 2, 10 * kUsPerS}};
+    Oracle oracle(scenario.limits, Algorithm::kSlidingCounter);
+    // Allowed at 1, 2, 3 (3 is wrongly allowed), denied at 4, allowed at 11.5 (wrongly), denied at
+    // 12.5, denied at 13.5 (wrongly): 3 errors in 7. The counts read: 0 at 1 s (true 0), 1 at 4 s
+    // (true 3).
+    const std::vector<std::tuple<double, bool, std::int64_t>> decisions{
+        {1, true, 0},     {2, true, -1},     {3, true, -1},    {4, false, 1},
+        {11.5, true, -1}, {12.5, false, -1}, {13.5, false, -1}};
+    for (const auto& [t, allowed, observed] : decisions) {
+      Request r;
+      r.arrival_us = static_cast<TimeUs>(t * kUsPerS);
+      oracle.on_decision(r, Outcome{allowed, allowed ? -1 : 0, false, observed}, false,
+                         r.arrival_us, 1);
+    }
+    StrategyResult strategy;
+    strategy.label = "budget";
+    strategy.name = "local_budget";
+    strategy.totals = oracle.totals();
+    strategy.strategy_metrics["tokens_claimed"] = 1000;
+    strategy.strategy_metrics["tokens_wasted"] = 20;
+    strategy.strategy_metrics["mode"] = "reset";
+    result.scenario = &scenario;
+    result.seed = 1;
+    result.strategies.push_back(strategy);
+  }
+};
+}  // namespace
+
+TEST_CASE("the report shows the sliding-log error, staleness and the strategy's own metrics") {
+  const HandRun run;
+  const auto json = report_json(run.result);
+  const auto& budget = json["strategies"][0];
+  CHECK(budget["ideal"] == "sliding_counter");
+  CHECK(budget["sliding_log_error"]["wrongly_allowed"] == 2);
+  CHECK(budget["sliding_log_error"]["wrongly_denied"] == 1);
+  CHECK(budget["sliding_log_error"]["error_rate"] == 0.42857143);  // 3 / 7, 8 decimals
+  CHECK(budget["staleness"]["samples"] == 2);
+  CHECK(budget["staleness"]["mean"] == 1.0);  // |0 - 0| and |3 - 1|
+  CHECK(budget["staleness"]["max"] == 2);
+  CHECK(budget["strategy_metrics"]["tokens_wasted"] == 20);
+  const std::string table = report_table(run.result, false);
+  INFO(table);
+  CHECK(table.find("slog_err") != std::string::npos);
+  CHECK(table.find("  42.857% ") != std::string::npos);
+  CHECK(table.find("\nbudget: tokens_claimed=1000, tokens_wasted=20, mode=reset\n") !=
+        std::string::npos);
+  CHECK(table.find("\nbudget: staleness of the count it read: mean=1.00, max=2, samples=2\n") !=
+        std::string::npos);
+  CHECK(report_table(run.result, false) == table);  // byte-stable
 }
 
 TEST_CASE("the table names every strategy and colours only on request") {

@@ -121,3 +121,159 @@ TEST_CASE("sampled round trips follow p50 and p99") {
   CHECK(rtts[2000] == Approx(500).epsilon(0.06));
   CHECK(rtts[3960] == Approx(2000).epsilon(0.15));
 }
+
+// ---- Fault conditions and the connection pool --------------------------------------------------
+
+namespace {
+
+// Starts one INCR on behalf of `client` at the current virtual time.
+void start_incr(RedisServer& server, Simulator& sim, ClientId client, Outcome& outcome) {
+  server.set_current_client(client);
+  one_call(server, sim, {"INCR", "k"}, outcome).start_detached(&ignore, nullptr);
+}
+
+}  // namespace
+
+TEST_CASE("a refusing server answers at once with an error and runs nothing") {
+  Simulator sim;
+  MockStore store;
+  RedisServer server(sim, store, fixed(1000, 5, 50'000), Rng(1, "network"));
+  RedisConditions down;
+  down.down = DownMode::kRefuse;
+  server.set_conditions(down);
+  Outcome outcome;
+  start_incr(server, sim, 0, outcome);
+  sim.run_until(1'000'000);
+  REQUIRE(outcome.replies.size() == 1);
+  CHECK(outcome.replies[0].is_error());
+  CHECK_FALSE(outcome.replies[0].timed_out);
+  CHECK(outcome.done_us == 0);
+  CHECK(server.stats().refused == 1);
+  CHECK(server.stats().round_trips == 0);
+  CHECK(to_display(store.run({"GET", "k"}, kEpochUnixUs + 2'000'000)) == "(nil)");
+}
+
+TEST_CASE("a black hole makes the client wait out its timeout, and nothing runs") {
+  Simulator sim;
+  MockStore store;
+  RedisServer server(sim, store, fixed(1000, 5, 50'000), Rng(1, "network"));
+  RedisConditions down;
+  down.down = DownMode::kBlackhole;
+  server.set_conditions(down);
+  Outcome outcome;
+  start_incr(server, sim, 0, outcome);
+  sim.run_until(1'000'000);
+  REQUIRE(outcome.replies.size() == 1);
+  CHECK(outcome.replies[0].timed_out);
+  CHECK(outcome.done_us == 50'000);
+  CHECK(server.stats().lost == 1);
+  CHECK(server.stats().timeouts == 1);
+  // Healed: the next call goes through, and the lost INCR never ran.
+  server.set_conditions(RedisConditions{});
+  Outcome after;
+  start_incr(server, sim, 0, after);
+  sim.run_until(2'000'000);
+  CHECK(after.replies[0].integer == 1);
+}
+
+TEST_CASE("a request on the wire when the server dies is lost") {
+  Simulator sim;
+  MockStore store;
+  RedisServer server(sim, store, fixed(1000, 5, 50'000), Rng(1, "network"));
+  Outcome outcome;
+  start_incr(server, sim, 0, outcome);
+  sim.run_until(200);  // the request arrives at 500
+  RedisConditions down;
+  down.down = DownMode::kRefuse;
+  server.set_conditions(down);
+  sim.run_until(1'000'000);
+  CHECK(outcome.replies[0].timed_out);
+  CHECK(outcome.done_us == 50'000);
+  CHECK(server.stats().lost == 1);
+}
+
+TEST_CASE("a partition cuts off only the listed clients") {
+  Simulator sim;
+  MockStore store;
+  RedisServer server(sim, store, fixed(1000, 5, 50'000), Rng(1, "network"));
+  server.set_client_down(1, DownMode::kBlackhole);
+  Outcome cut, fine;
+  start_incr(server, sim, 1, cut);
+  start_incr(server, sim, 0, fine);
+  sim.run_until(1'000'000);
+  CHECK(cut.replies[0].timed_out);
+  CHECK(fine.replies[0].integer == 1);
+  CHECK(fine.done_us == 1005);
+  server.set_client_down(1, DownMode::kUp);
+  Outcome healed;
+  start_incr(server, sim, 1, healed);
+  sim.run_until(2'000'000);
+  CHECK(healed.replies[0].integer == 2);
+}
+
+TEST_CASE("added latency, a multiplier and a slower server stretch a call") {
+  Simulator sim;
+  MockStore store;
+  RedisServer server(sim, store, fixed(1000, 10, 50'000), Rng(1, "network"));
+  RedisConditions slow;
+  slow.rtt_multiplier = 2.0;      // 2000
+  slow.added_rtt_us = 5000;       // 7000
+  slow.service_multiplier = 3.0;  // 30
+  server.set_conditions(slow);
+  Outcome outcome;
+  start_incr(server, sim, 0, outcome);
+  sim.run_until(1'000'000);
+  CHECK(outcome.done_us == 7030);
+}
+
+TEST_CASE("jitter stays within its bound and is drawn from the seeded stream") {
+  const auto latencies = [](std::uint64_t seed) {
+    Simulator sim;
+    MockStore store;
+    RedisServer server(sim, store, fixed(1000, 0, 50'000), Rng(seed, "network"));
+    RedisConditions jitter;
+    jitter.rtt_jitter_us = 400;
+    server.set_conditions(jitter);
+    std::vector<TimeUs> done;
+    for (int i = 0; i < 50; ++i) {
+      Outcome outcome;
+      const TimeUs start = sim.now();
+      start_incr(server, sim, 0, outcome);
+      sim.run_until(start + 10'000);
+      done.push_back(outcome.done_us - start);
+    }
+    return done;
+  };
+  const auto first = latencies(1);
+  CHECK(first == latencies(1));
+  CHECK(first != latencies(2));
+  for (const TimeUs latency : first) {
+    CHECK(latency >= 1000);
+    CHECK(latency <= 1400);
+  }
+  CHECK(*std::max_element(first.begin(), first.end()) >
+        *std::min_element(first.begin(), first.end()));
+}
+
+TEST_CASE("an exhausted pool makes calls wait for a connection, FIFO, per client") {
+  Simulator sim;
+  MockStore store;
+  RedisServer server(sim, store, fixed(1000, 0, 50'000), Rng(1, "network"));
+  server.set_pool_size(1);
+  Outcome a, b, c, other;
+  start_incr(server, sim, 0, a);
+  start_incr(server, sim, 0, b);
+  start_incr(server, sim, 0, c);
+  start_incr(server, sim, 1, other);  // another instance has its own pool
+  sim.run_until(1'000'000);
+  CHECK(a.done_us == 1000);
+  CHECK(b.done_us == 2000);
+  CHECK(c.done_us == 3000);
+  CHECK(other.done_us == 1000);
+  CHECK(a.replies[0].integer == 1);
+  CHECK(c.replies[0].integer == 4);
+  CHECK(server.stats().pool_waits == 2);
+  CHECK(server.stats().pool_wait_total_us == 1000 + 2000);
+  CHECK(server.stats().max_pool_wait_us == 2000);
+  CHECK(server.in_flight() == 0);
+}

@@ -8,9 +8,12 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <queue>
+#include <unordered_map>
 
 #include "app/exit_codes.h"
 #include "app/run.h"
+#include "core/rng.h"
 
 namespace rlsim {
 namespace {
@@ -28,6 +31,45 @@ std::string bench_scenario(std::int64_t requests, const std::string& strategy) {
                      per_user_per_min, strategy);
 }
 
+// The floor the simulator is measured against: a bare heap-and-hash-map event loop over the same
+// traffic shape (1000 users, Poisson arrivals, a per-user fixed-window count of 100 per minute),
+// with no instances, strategy, Redis or oracle. Returns the number of requests simulated.
+std::int64_t bare_event_loop(std::int64_t requests) {
+  struct Arrival {
+    std::int64_t time_us;
+    std::uint64_t seq;
+    std::uint32_t user;
+    bool operator>(const Arrival& other) const {
+      return time_us != other.time_us ? time_us > other.time_us : seq > other.seq;
+    }
+  };
+  constexpr std::uint32_t kUsers = 1000;
+  constexpr std::int64_t kDurationUs = 600 * kUsPerS;
+  const double mean_gap_us =
+      static_cast<double>(kDurationUs) * kUsers / static_cast<double>(requests);
+  Rng rng(7, "bare-loop");
+  std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> heap;
+  std::uint64_t seq = 0;
+  for (std::uint32_t user = 0; user < kUsers; ++user)
+    heap.push({static_cast<std::int64_t>(rng.exponential(mean_gap_us)), seq++, user});
+  std::unordered_map<std::uint64_t, std::int64_t> counts;  // (user, window) -> admitted
+  std::int64_t simulated = 0, admitted = 0;
+  while (!heap.empty()) {
+    const Arrival arrival = heap.top();
+    heap.pop();
+    if (arrival.time_us >= kDurationUs) continue;
+    ++simulated;
+    const auto window = static_cast<std::uint64_t>(arrival.time_us / kUsPerMin);
+    std::int64_t& count = counts[(window << 32) | arrival.user];
+    if (count < 100) ++count, ++admitted;
+    heap.push({arrival.time_us + static_cast<std::int64_t>(rng.exponential(mean_gap_us)), seq++,
+               arrival.user});
+  }
+  return admitted >= 0 ? simulated : 0;
+}
+
+constexpr const char* kBareLoop = "(bare event loop)";
+
 }  // namespace
 
 int command_bench(const BenchOptions& options) {
@@ -36,13 +78,17 @@ int command_bench(const BenchOptions& options) {
     for (const auto& info : strategy_registry()) names.push_back(info.name);
   }
   for (const auto& name : names) {
-    if (find_strategy(name) == nullptr) {
+    if (name != kBareLoop && find_strategy(name) == nullptr) {
       std::cerr << fmt::format("rlsim: unknown strategy \"{}\"\n", name);
       return exit_code::kBadInput;
     }
   }
-  std::cout << fmt::format("{:<20} {:>10} {:>10} {:>14} {:>12}\n", "strategy", "requests", "wall_s",
-                           "sim_req_per_s", "peak_rss_mb");
+  // The baseline first, measured in the same run, so that ratios between rows are meaningful on a
+  // shared, noisy machine.
+  names.insert(names.begin(), kBareLoop);
+  std::cout << fmt::format("{:<24} {:>10} {:>10} {:>14} {:>12} {:>9}\n", "strategy", "requests",
+                           "wall_s", "sim_req_per_s", "peak_rss_mb", "vs_bare");
+  double bare_rate = 0;
   for (const auto& name : names) {
     // Each run in its own process, so that peak memory is this strategy's alone.
     int pipe_fds[2];
@@ -51,13 +97,21 @@ int command_bench(const BenchOptions& options) {
     const pid_t child = ::fork();
     if (child == 0) {
       ::close(pipe_fds[0]);
-      const Scenario scenario = parse_scenario(bench_scenario(options.requests, name), "<bench>");
-      const auto strategies = resolve_strategies(scenario, "<bench>");
-      const auto started = std::chrono::steady_clock::now();
-      const StrategyResult result = run_strategy(scenario, strategies.front(), scenario.seed);
-      const double wall_s =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      const std::string line = fmt::format("{} {}", result.totals.offered, wall_s);
+      std::int64_t offered = 0;
+      double wall_s = 0;
+      if (name == kBareLoop) {
+        const auto started = std::chrono::steady_clock::now();
+        offered = bare_event_loop(options.requests);
+        wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      } else {
+        const Scenario scenario = parse_scenario(bench_scenario(options.requests, name), "<bench>");
+        const auto strategies = resolve_strategies(scenario, "<bench>");
+        const auto started = std::chrono::steady_clock::now();
+        const StrategyResult result = run_strategy(scenario, strategies.front(), scenario.seed);
+        wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        offered = result.totals.offered;
+      }
+      const std::string line = fmt::format("{} {}", offered, wall_s);
       (void)!::write(pipe_fds[1], line.data(), line.size());
       ::_exit(0);
     }
@@ -74,9 +128,11 @@ int command_bench(const BenchOptions& options) {
       std::cerr << fmt::format("rlsim: bench run of {} failed\n", name);
       return exit_code::kInternal;
     }
-    std::cout << fmt::format("{:<20} {:>10} {:>10.3f} {:>14.0f} {:>12.1f}\n", name, offered, wall_s,
-                             static_cast<double>(offered) / wall_s,
-                             static_cast<double>(usage.ru_maxrss) / 1024.0);
+    const double rate = static_cast<double>(offered) / wall_s;
+    if (name == kBareLoop) bare_rate = rate;
+    std::cout << fmt::format("{:<24} {:>10} {:>10.3f} {:>14.0f} {:>12.1f} {:>8.2f}x\n", name,
+                             offered, wall_s, rate, static_cast<double>(usage.ru_maxrss) / 1024.0,
+                             rate / bare_rate);
   }
   return exit_code::kOk;
 }

@@ -93,6 +93,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
     pending->instance = &pool_.route(request);
     pending->run = this;
     ++pending->instance->inflight;
+    // The decision's Redis calls are made on this instance's connections (pool, partitions).
+    server_.set_current_client(pending->instance->id);
     strategy_->decide(request, *pending->instance).start_detached(&StrategyRun::decided, pending);
   }
 
@@ -131,12 +133,12 @@ class StrategyRun final : public RequestSink, public EventTarget {
     return shapes;
   }
 
-  // FNV-1a, one 64-bit word at a time.
+  // FNV-1a over whole 64-bit words, with a fold of the high half so every bit of a word reaches
+  // the low bits of the digest.
   void mix(std::uint64_t word) {
-    for (int i = 0; i < 8; ++i) {
-      digest_ ^= (word >> (8 * i)) & 0xff;
-      digest_ *= 0x100000001b3ULL;
-    }
+    digest_ ^= word;
+    digest_ *= 0x100000001b3ULL;
+    digest_ ^= digest_ >> 32;
   }
 
   static void decided(void* context, Decision&& decision) {
@@ -147,6 +149,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
     run.mix(static_cast<std::uint64_t>(now_us));
     run.mix((decision.allowed ? 1u : 0u) | (decision.error ? 2u : 0u) |
             (static_cast<std::uint64_t>(decision.denied_by + 1) << 2));
+    if (++run.decisions_ % StrategyResult::kDigestInterval == 0)
+      run.result_.digest_checkpoints.push_back({run.decisions_, now_us, run.digest_});
     run.oracle_.on_decision(
         pending->request,
         Outcome{decision.allowed, decision.denied_by, decision.error, decision.observed_count},
@@ -178,6 +182,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
   std::vector<Pending*> free_;
   StrategyResult result_;
   std::uint64_t digest_ = 0xcbf29ce484222325ULL;
+  std::uint64_t decisions_ = 0;
 };
 
 }  // namespace

@@ -15,6 +15,12 @@ int Histogram::bucket_of(std::int64_t value) {
   return kExactLimit + (octave - 10) * (1 << kSubBits) + sub;
 }
 
+std::int64_t Histogram::upper_bound_of(int bucket) {
+  if (bucket < kExactLimit) return bucket;
+  const int octave = (bucket - kExactLimit) / (1 << kSubBits) + 10;
+  return lower_bound_of(bucket) + (std::int64_t{1} << (octave - kSubBits)) - 1;
+}
+
 std::int64_t Histogram::lower_bound_of(int bucket) {
   if (bucket < kExactLimit) return bucket;
   const int rel = bucket - kExactLimit;
@@ -39,8 +45,10 @@ std::int64_t Histogram::quantile(double q) const {
   for (int b = 0; b < kBuckets; ++b) {
     seen += counts_[static_cast<std::size_t>(b)];
     if (seen >= rank) {
-      const std::int64_t low = lower_bound_of(b);
-      return low < max_ ? low : max_;
+      // The bucket's largest value never understates the sample; the maximum caps it because
+      // no sample lies above the maximum.
+      const std::int64_t high = upper_bound_of(b);
+      return high < max_ ? high : max_;
     }
   }
   return max_;

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/check.h"
+#include "core/frame_pool.h"
 
 namespace rlsim {
 
@@ -24,6 +25,12 @@ class Task {
     std::coroutine_handle<> continuation;
     Callback on_done = nullptr;
     void* on_done_context = nullptr;
+
+    // Frames come from a free list: one is made per request, malloc would be on the hot path.
+    static void* operator new(std::size_t size) { return frame_pool::allocate(size); }
+    static void operator delete(void* frame, std::size_t size) noexcept {
+      frame_pool::release(frame, size);
+    }
 
     Task get_return_object() {
       return Task(std::coroutine_handle<promise_type>::from_promise(*this));

@@ -8,28 +8,38 @@
 namespace rlsim {
 namespace {
 
-// Splits "12.5ms" into a number and a unit suffix; nullopt when the number part is malformed.
-std::optional<std::pair<double, std::string_view>> split_number(std::string_view text) {
-  std::size_t pos = 0;
-  while (pos < text.size() && (std::isdigit(static_cast<unsigned char>(text[pos])) ||
-                               text[pos] == '.' || (pos == 0 && text[pos] == '-'))) {
-    ++pos;
-  }
-  if (pos == 0 || pos == text.size()) return std::nullopt;
-  double value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + pos, value);
-  if (ec != std::errc() || ptr != text.data() + pos || !std::isfinite(value)) return std::nullopt;
-  return std::make_pair(value, text.substr(pos));
-}
+__extension__ using Wide = __int128;  // exact decimal arithmetic on up to 25 digits
 
 }  // namespace
 
 std::optional<DurationUs> parse_duration(std::string_view text, bool allow_negative) {
-  auto parts = split_number(text);
-  if (!parts) return std::nullopt;
-  auto [value, unit] = *parts;
-  if (value < 0 && !allow_negative) return std::nullopt;
-  double scale = 0;
+  // Exact decimal arithmetic: "1.0000005s" is not a whole number of microseconds and is rejected,
+  // however large the value (a relative tolerance would accept it).
+  std::size_t pos = 0;
+  const bool negative = !text.empty() && text[0] == '-';
+  if (negative) {
+    if (!allow_negative) return std::nullopt;
+    pos = 1;
+  }
+  Wide mantissa = 0;  // the digits without the point
+  int fraction_digits = 0;
+  int digits = 0;
+  bool seen_point = false;
+  for (; pos < text.size(); ++pos) {
+    const char c = text[pos];
+    if (c == '.' && !seen_point) {
+      seen_point = true;
+      continue;
+    }
+    if (!std::isdigit(static_cast<unsigned char>(c))) break;
+    if (++digits > 25) return std::nullopt;  // keeps mantissa * scale within 128 bits
+    mantissa = mantissa * 10 + (c - '0');
+    if (seen_point) ++fraction_digits;
+  }
+  if (digits == 0 || pos == text.size()) return std::nullopt;
+  if (seen_point && (fraction_digits == 0 || text[negative ? 1 : 0] == '.')) return std::nullopt;
+  const std::string_view unit = text.substr(pos);
+  std::int64_t scale = 0;
   if (unit == "us") {
     scale = 1;
   } else if (unit == "ms") {
@@ -43,12 +53,14 @@ std::optional<DurationUs> parse_duration(std::string_view text, bool allow_negat
   } else {
     return std::nullopt;
   }
-  const double us = value * scale;
+  Wide divisor = 1;
+  for (int i = 0; i < fraction_digits; ++i) divisor *= 10;
+  const Wide scaled = mantissa * scale;
+  if (scaled % divisor != 0) return std::nullopt;
+  const Wide us = scaled / divisor;
   // Bound at about 290 years so that sums of durations cannot overflow int64.
-  if (std::fabs(us) > 9.0e15) return std::nullopt;
-  const double rounded = std::round(us);
-  if (std::fabs(us - rounded) > 1e-6 * std::max(1.0, std::fabs(us))) return std::nullopt;
-  return static_cast<DurationUs>(rounded);
+  if (us > static_cast<Wide>(9'000'000'000'000'000LL)) return std::nullopt;
+  return static_cast<DurationUs>(negative ? -us : us);
 }
 
 std::optional<double> parse_rate_per_s(std::string_view text) {

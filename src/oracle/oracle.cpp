@@ -9,10 +9,8 @@ namespace rlsim {
 
 Oracle::Oracle(const std::vector<Limit>& limits, Algorithm ideal_algorithm,
                std::vector<BucketShape> buckets)
-    : limits_(limits),
-      ideal_algorithm_(ideal_algorithm),
-      buckets_(std::move(buckets)),
-      per_limit_(limits.size()) {
+    : limits_(limits), ideal_(limits, ideal_algorithm, buckets), observed_(limits.size()) {
+  totals_.ideal_algorithm = ideal_algorithm;
   for (const Limit& limit : limits) {
     LimitMetrics metrics;
     metrics.name = limit.name;
@@ -22,77 +20,114 @@ Oracle::Oracle(const std::vector<Limit>& limits, Algorithm ideal_algorithm,
 }
 
 bool Oracle::ideal_admits(const Request& request) {
-  RLSIM_CHECK(ideal_algorithm_ == Algorithm::kFixedWindow);
-  const TimeUs unix_us = kEpochUnixUs + request.arrival_us;
-  WindowCount* counters[ScenarioBounds::kMaxLimits];
-  for (std::size_t i = 0; i < limits_.size(); ++i) {
-    const std::int64_t window = aligned_window(unix_us, limits_[i].window_us);
-    WindowCount& counter = per_limit_[i].ideal[Catalog::key_id(request, limits_[i].key)];
-    if (counter.window != window) counter = WindowCount{window, 0};
-    if (counter.count >= limits_[i].limit) return false;
-    counters[i] = &counter;
+  return ideal_.admits(request, kEpochUnixUs + request.arrival_us);
+}
+
+std::size_t Oracle::keys_held() const {
+  std::size_t keys = ideal_.keys_held();
+  for (const auto& table : observed_) keys += table.size();
+  return keys;
+}
+
+Oracle::ObservedKey& Oracle::observed(std::size_t limit_index, const Request& request,
+                                      TimeUs unix_us) {
+  const Limit& limit = limits_[limit_index];
+  ObservedKey& key =
+      observed_[limit_index].get(Catalog::key_id(request, limit.key), [] { return ObservedKey{}; });
+  const std::int64_t window = aligned_window(unix_us, limit.window_us);
+  if (key.window != window) {
+    key.window = window;
+    key.count = 0;
   }
-  for (std::size_t i = 0; i < limits_.size(); ++i) ++counters[i]->count;
-  return true;
+  return key;
 }
 
 void Oracle::on_decision(const Request& request, const Outcome& outcome, bool ideal_admitted,
                          TimeUs decided_us, int active_instances) {
-  const bool allowed = outcome.allowed;
-  const int denied_by = outcome.denied_by;
-  const bool error = outcome.error;
   RLSIM_CHECK(decided_us >= request.arrival_us);
+  const TimeUs unix_us = kEpochUnixUs + decided_us;
   ++totals_.offered;
   totals_.latency_us.record(decided_us - request.arrival_us);
-  if (error) ++totals_.errors;
-  if (!allowed) {
+  if (outcome.error) ++totals_.errors;
+  for (std::size_t i = 0; i < limits_.size(); ++i) {
+    // A key is idle when its aligned window has passed and its rolling log is empty.
+    observed_[i].maybe_sweep(unix_us, limits_[i].window_us,
+                             [this, i](ObservedKey& key, TimeUs now_us) {
+                               return key.window < aligned_window(now_us, limits_[i].window_us) &&
+                                      key.recent.empty(now_us, limits_[i].window_us);
+                             });
+  }
+
+  // Staleness: the true count of the first limit's key in the current window, before this one.
+  ObservedKey* first_key = nullptr;
+  if (outcome.observed_count >= 0) {
+    first_key = &observed(0, request, unix_us);
+    const std::int64_t error = first_key->count > outcome.observed_count
+                                   ? first_key->count - outcome.observed_count
+                                   : outcome.observed_count - first_key->count;
+    Staleness& staleness = totals_.staleness;
+    ++staleness.samples;
+    staleness.total_abs_error += error;
+    staleness.max_abs_error = std::max(staleness.max_abs_error, error);
+  }
+
+  if (outcome.allowed) {
+    ++totals_.allowed;
+    for (std::size_t i = 0; i < limits_.size(); ++i) {
+      ObservedKey& key =
+          i == 0 && first_key != nullptr ? *first_key : observed(i, request, unix_us);
+      if (i == 0) first_key = &key;
+      record_admission(i, key, unix_us);
+    }
+  } else {
     ++totals_.denied;
-    RLSIM_CHECK(denied_by >= 0 && static_cast<std::size_t>(denied_by) < limits_.size());
-    LimitMetrics& metrics = totals_.limits[static_cast<std::size_t>(denied_by)];
+    RLSIM_CHECK(outcome.denied_by >= 0 &&
+                static_cast<std::size_t>(outcome.denied_by) < limits_.size());
+    const auto index = static_cast<std::size_t>(outcome.denied_by);
+    LimitMetrics& metrics = totals_.limits[index];
     ++metrics.denied;
     if (ideal_admitted) ++metrics.false_denials;
-    return;
+    ObservedKey& key =
+        index == 0 && first_key != nullptr ? *first_key : observed(index, request, unix_us);
+    if (!key.recent.at_least(limits_[index].limit, unix_us, limits_[index].window_us))
+      ++metrics.wrongly_denied;
   }
-  ++totals_.allowed;
-  for (std::size_t i = 0; i < limits_.size(); ++i) {
-    record_admission(i, Catalog::key_id(request, limits_[i].key), decided_us, active_instances);
+  for (LimitMetrics& metrics : totals_.limits) {
+    metrics.sliding_log_error_rate =
+        static_cast<double>(metrics.wrongly_allowed + metrics.wrongly_denied) /
+        static_cast<double>(totals_.offered);
   }
+  record_series(unix_us, outcome, first_key != nullptr ? first_key->count : 0, active_instances);
 }
 
-void Oracle::record_admission(std::size_t limit_index, std::uint64_t key, TimeUs at_us,
-                              int instances) {
+void Oracle::record_admission(std::size_t limit_index, ObservedKey& key, TimeUs unix_us) {
   const Limit& limit = limits_[limit_index];
   LimitMetrics& metrics = totals_.limits[limit_index];
-  PerLimit& state = per_limit_[limit_index];
-  const TimeUs unix_us = kEpochUnixUs + at_us;
 
   // Aligned windows on true time.
-  const std::int64_t window = aligned_window(unix_us, limit.window_us);
-  WindowCount& counter = state.window[key];
-  if (counter.window != window) counter = WindowCount{window, 0};
-  ++counter.count;
-  if (counter.count > limit.limit) ++metrics.excess;
-  metrics.max_in_window = std::max(metrics.max_in_window, counter.count);
+  ++key.count;
+  if (key.count > limit.limit) ++metrics.excess;
+  metrics.max_in_window = std::max(metrics.max_in_window, key.count);
 
-  // Any interval of one window's length: admissions in (t - window, t].
-  Recent& recent = state.recent[key];
-  recent.times_us.push_back(at_us);
-  while (recent.times_us[recent.head] <= at_us - limit.window_us) ++recent.head;
-  if (recent.head > 64 && recent.head * 2 > recent.times_us.size()) {
-    recent.times_us.erase(recent.times_us.begin(),
-                          recent.times_us.begin() + static_cast<std::ptrdiff_t>(recent.head));
-    recent.head = 0;
-  }
-  metrics.max_in_rolling = std::max(
-      metrics.max_in_rolling, static_cast<std::int64_t>(recent.times_us.size() - recent.head));
+  // Any interval of one window's length: admissions in (t - window, t], this one included. Before
+  // it the key had rolling - 1: at least the limit means an exact sliding log would have denied.
+  // (With more than RollingLog::kExactEvents in the window, rolling - 1 >= kExactEvents, so this
+  // stays exact for limits up to kExactEvents.)
+  const std::int64_t rolling = key.recent.add(unix_us, limit.window_us);
+  if (rolling - 1 >= limit.limit) ++metrics.wrongly_allowed;
+  metrics.max_in_rolling = std::max(metrics.max_in_rolling, rolling);
   metrics.overshoot = static_cast<double>(metrics.max_in_window) / static_cast<double>(limit.limit);
   metrics.rolling_overshoot =
       static_cast<double>(metrics.max_in_rolling) / static_cast<double>(limit.limit);
+}
 
-  if (limit_index != 0) return;
+void Oracle::record_series(TimeUs unix_us, const Outcome& outcome, std::int64_t key_count,
+                           int instances) {
   // The series follows the first limit's aligned windows from the start of the run.
+  const Limit& limit = limits_.front();
   const std::int64_t first_window = aligned_window(kEpochUnixUs, limit.window_us);
-  const auto index = static_cast<std::size_t>(window - first_window);
+  const auto index =
+      static_cast<std::size_t>(aligned_window(unix_us, limit.window_us) - first_window);
   if (index >= kMaxSeriesPoints) {
     totals_.series_truncated = true;
     return;
@@ -105,8 +140,13 @@ void Oracle::record_admission(std::size_t limit_index, std::uint64_t key, TimeUs
     totals_.series.push_back(point);
   }
   SeriesPoint& point = totals_.series[index];
-  ++point.admitted;
-  point.max_per_key = std::max(point.max_per_key, counter.count);
+  ++point.offered;
+  if (outcome.allowed) {
+    ++point.admitted;
+    point.max_per_key = std::max(point.max_per_key, key_count);
+  } else {
+    ++point.denied;
+  }
   point.instances = std::max(point.instances, instances);
 }
 

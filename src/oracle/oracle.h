@@ -2,13 +2,16 @@
 // The oracle: an observer that watches every decision on true time (never an instance clock) and
 // measures what actually got through, next to an ideal limiter of the same algorithm (zero
 // latency, true clock, exact) that sees the same requests. It never influences a decision.
-// Memory grows with the number of keys, not with the number of requests.
+// Memory grows with the number of active keys and with the limit, not with the number of
+// requests: idle keys are freed and every per-key log is bounded (docs/metrics.md, "Memory").
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "core/histogram.h"
+#include "oracle/ideal.h"
+#include "oracle/key_table.h"
+#include "oracle/rolling_log.h"
 #include "scenario/model.h"
 #include "world/request.h"
 
@@ -24,16 +27,35 @@ struct LimitMetrics {
   double rolling_overshoot = 0;     // max_in_rolling / limit
   std::int64_t excess = 0;          // admitted beyond the limit, summed over keys and windows
   std::int64_t false_denials = 0;   // denied by this limit although the ideal limiter admitted
+  // Against an exact sliding log over the strategy's own admissions at decision time: admitted
+  // although the key already had >= limit admissions in (t - window, t] ...
+  std::int64_t wrongly_allowed = 0;
+  // ... and denied by this limit although it had fewer.
+  std::int64_t wrongly_denied = 0;
+  double sliding_log_error_rate = 0;  // (wrongly_allowed + wrongly_denied) / offered
 };
 
 struct SeriesPoint {
   TimeUs start_us = 0;           // true time at which the window begins
+  std::int64_t offered = 0;      // decisions in this window of the first limit
   std::int64_t admitted = 0;     // admitted in this window of the first limit, all keys together
+  std::int64_t denied = 0;       // denied in this window
   std::int64_t max_per_key = 0;  // most admitted for one key in this window
   int instances = 0;             // most active instances seen at a decision in this window
 };
 
+// How far the counts a strategy read (Outcome::observed_count) were from the true count.
+struct Staleness {
+  std::int64_t samples = 0;          // decisions that reported an observed count
+  std::int64_t total_abs_error = 0;  // sum of |true count - observed count|
+  std::int64_t max_abs_error = 0;
+  double mean_abs_error() const {
+    return samples == 0 ? 0.0 : static_cast<double>(total_abs_error) / static_cast<double>(samples);
+  }
+};
+
 struct OracleTotals {
+  Algorithm ideal_algorithm = Algorithm::kFixedWindow;  // what the ideal limiter ran
   std::int64_t offered = 0;
   std::int64_t allowed = 0;
   std::int64_t denied = 0;
@@ -42,6 +64,7 @@ struct OracleTotals {
   Histogram latency_us;
   std::vector<SeriesPoint> series;
   bool series_truncated = false;
+  Staleness staleness;
 };
 
 // What a strategy decided about one request, as the oracle sees it.
@@ -58,7 +81,9 @@ class Oracle {
  public:
   static constexpr std::size_t kMaxSeriesPoints = 100'000;
 
-  // `buckets` has one shape per limit for kTokenBucket and kGcra and is ignored otherwise.
+  // `buckets` has one shape per limit for kTokenBucket and kGcra (empty: the default shape, a
+  // limit of L per window W is a bucket of L refilled at L / W) and is ignored otherwise.
+  // `limits` must outlive the oracle.
   Oracle(const std::vector<Limit>& limits, Algorithm ideal_algorithm,
          std::vector<BucketShape> buckets = {});
 
@@ -67,32 +92,30 @@ class Oracle {
   bool ideal_admits(const Request& request);
 
   // Records the strategy's decision on `request`, made at true time `decided_us`.
+  // REQUIRES: decided_us >= request.arrival_us and never decreases between calls.
   void on_decision(const Request& request, const Outcome& outcome, bool ideal_admitted,
                    TimeUs decided_us, int active_instances);
 
   const OracleTotals& totals() const { return totals_; }
 
+  // Keys whose state the oracle holds (the strategy's side and the ideal limiter's, all limits).
+  std::size_t keys_held() const;
+
  private:
-  struct WindowCount {
-    std::int64_t window = -1;
-    std::int64_t count = 0;
+  // What the strategy admitted for one key of one limit, on true time.
+  struct ObservedKey {
+    std::int64_t window = -1;  // the aligned window `count` belongs to
+    std::int64_t count = 0;    // admissions in `window`
+    RollingLog recent;         // admissions in the last window's length
   };
-  // Times of a key's recent admissions, oldest first: a vector used as a queue.
-  struct Recent {
-    std::vector<TimeUs> times_us;
-    std::size_t head = 0;
-  };
-  struct PerLimit {
-    std::unordered_map<std::uint64_t, WindowCount> window;  // aligned windows, true time
-    std::unordered_map<std::uint64_t, Recent> recent;       // for the rolling maximum
-    std::unordered_map<std::uint64_t, WindowCount> ideal;   // the ideal limiter's counters
-  };
-  void record_admission(std::size_t limit_index, std::uint64_t key, TimeUs at_us, int instances);
+  // The key's state with its aligned-window count brought to `unix_us`.
+  ObservedKey& observed(std::size_t limit_index, const Request& request, TimeUs unix_us);
+  void record_admission(std::size_t limit_index, ObservedKey& key, TimeUs unix_us);
+  void record_series(TimeUs unix_us, const Outcome& outcome, std::int64_t key_count, int instances);
 
   const std::vector<Limit>& limits_;
-  Algorithm ideal_algorithm_;
-  std::vector<BucketShape> buckets_;
-  std::vector<PerLimit> per_limit_;
+  IdealLimiter ideal_;
+  std::vector<KeyTable<ObservedKey>> observed_;  // one per limit
   OracleTotals totals_;
 };
 

@@ -4,12 +4,17 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <span>
 
 #include "core/check.h"
+#include "redis/mock_internal.h"
 
 namespace rlsim {
 
@@ -36,15 +41,7 @@ std::string to_display(const Reply& reply) {
   return "?";
 }
 
-namespace {
-
-const char* const kWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value";
-const char* const kNotInteger = "ERR value is not an integer or out of range";
-const char* const kOverflow = "ERR increment or decrement would overflow";
-const char* const kSyntax = "ERR syntax error";
-
-// Redis's string2ll: optional '-', no '+', no leading zeros, no spaces, fits in int64.
-bool parse_strict_int(const std::string& text, std::int64_t& out) {
+bool parse_strict_int(std::string_view text, std::int64_t& out) {
   if (text.empty() || text.size() > 20) return false;
   if (text == "0") {
     out = 0;
@@ -56,55 +53,82 @@ bool parse_strict_int(const std::string& text, std::int64_t& out) {
   return ec == std::errc() && ptr == text.data() + text.size();
 }
 
+bool parse_strict_double(const std::string& text, double& out) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
+  errno = 0;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || std::isnan(value)) return false;
+  if (errno == ERANGE && (std::isinf(value) || value == 0)) return false;
+  out = value;
+  return true;
+}
+
 std::string lower(std::string_view text) {
   std::string out(text);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
-}  // namespace
-
-// Per-call helpers shared by the handlers: lazy expiry on lookup, argument parsing.
-struct MockStore::Context {
-  MockStore& store;
-  const Command& argv;
-  TimeUs now_us;
-
-  // The live entry for `key`, or nullptr (an expired key is deleted on the way, as Redis does).
-  Entry* lookup(const std::string& key) {
-    auto it = store.keys_.find(key);
-    if (it == store.keys_.end()) return nullptr;
-    if (it->second.expire_at_us >= 0 && it->second.expire_at_us <= now_us) {
-      store.keys_.erase(it);
-      return nullptr;
-    }
-    return &it->second;
-  }
-  Entry& create(const std::string& key, Type type) {
-    Entry& entry = store.keys_[key];
-    entry = Entry{};
-    entry.type = type;
-    return entry;
-  }
-  void set_ttl(const std::string& key, Entry& entry, TimeUs expire_at_us) {
-    entry.expire_at_us = expire_at_us;
-    if (entry.heap_at_us < 0 || expire_at_us < entry.heap_at_us) {
-      entry.heap_at_us = expire_at_us;
-      store.track_expiry(key, expire_at_us);
-    }
-  }
-  void erase(const std::string& key) { store.keys_.erase(key); }
-  std::string name() const { return lower(argv[0]); }
-  LuaEngine& lua() { return store.lua(); }
-  void flush_scripts() { store.lua_.reset(); }
-  Reply dispatch_in_script(const Command& command) { return store.dispatch(command, now_us, true); }
-};
+MockStore::Entry& MockStore::Context::create(const std::string& key, Type type) {
+  Entry& entry = store.keys_[key];
+  const TimeUs heap_at_us = entry.heap_at_us;
+  entry = Entry{};
+  entry.type = type;
+  entry.heap_at_us = heap_at_us;
+  if (type == Type::kHash) entry.hash = std::make_unique<Hash>();
+  if (type == Type::kZSet) entry.zset = std::make_unique<ZSet>();
+  return entry;
+}
 
 namespace {
 
 using Ctx = MockStore::Context;
 using Entry = MockStore::Entry;
 using Type = MockStore::Type;
+using Limits = std::numeric_limits<std::int64_t>;
+
+// a * b, or nullopt on overflow.
+std::optional<std::int64_t> checked_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  if (__builtin_mul_overflow(a, b, &out)) return std::nullopt;
+  return out;
+}
+
+// Saturating a + b: expiry times far beyond any simulation stay representable in microseconds.
+TimeUs saturating_add(TimeUs a, TimeUs b) {
+  TimeUs out = 0;
+  if (__builtin_add_overflow(a, b, &out)) return b > 0 ? Limits::max() : Limits::min();
+  return out;
+}
+
+// Redis's ld2string in "human" mode for INCRBYFLOAT / HINCRBYFLOAT: "%.17Lf" on an x87 long
+// double, trailing zeros and a trailing dot removed, "-0" written as "0".
+std::string format_long_double(long double value) {
+  char buf[5 * 1024 + 8];  // Redis's MAX_LONG_DOUBLE_CHARS
+  int size = std::snprintf(buf, sizeof(buf), "%.17Lf", value);
+  if (size <= 0 || static_cast<std::size_t>(size) >= sizeof(buf)) return "inf";
+  std::string_view out(buf, static_cast<std::size_t>(size));
+  if (out.find('.') != std::string_view::npos) {
+    while (out.back() == '0') out.remove_suffix(1);
+    if (out.back() == '.') out.remove_suffix(1);
+  }
+  if (out == "-0") return "0";
+  return std::string(out);
+}
+
+// Redis's string2ld: strtold over the whole text, no leading space, no NaN, no overflow.
+bool parse_long_double(const std::string& text, long double& out) {
+  if (text.empty() || text.size() >= 5 * 1024 || std::isspace(static_cast<unsigned char>(text[0])))
+    return false;
+  errno = 0;
+  char* end = nullptr;
+  const long double value = std::strtold(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || std::isnan(value) || errno == EINVAL) return false;
+  if (errno == ERANGE && (std::isinf(value) || value == 0)) return false;
+  out = value;
+  return true;
+}
 
 Reply incr_by(Ctx& ctx, const std::string& key, std::int64_t delta) {
   Entry* entry = ctx.lookup(key);
@@ -113,13 +137,15 @@ Reply incr_by(Ctx& ctx, const std::string& key, std::int64_t delta) {
     if (entry->type != Type::kString) return Reply::error(kWrongType);
     if (!parse_strict_int(entry->value, current)) return Reply::error(kNotInteger);
   }
-  if ((delta > 0 && current > std::numeric_limits<std::int64_t>::max() - delta) ||
-      (delta < 0 && current < std::numeric_limits<std::int64_t>::min() - delta)) {
+  if ((delta > 0 && current > Limits::max() - delta) ||
+      (delta < 0 && current < Limits::min() - delta)) {
     return Reply::error(kOverflow);
   }
   current += delta;
   if (entry == nullptr) entry = &ctx.create(key, Type::kString);  // INCR keeps no TTL on a new key
-  entry->value = std::to_string(current);
+  char digits[24];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), current);
+  entry->value.assign(digits, end);  // reuses the value's buffer: no allocation per INCR
   return Reply::from_integer(current);
 }
 
@@ -128,17 +154,33 @@ Reply incr_decr(Ctx& ctx, std::int64_t sign, bool has_amount) {
   std::int64_t amount = 1;
   if (has_amount && !parse_strict_int(ctx.argv[2], amount)) return Reply::error(kNotInteger);
   if (sign < 0) {
-    if (amount == std::numeric_limits<std::int64_t>::min())
-      return Reply::error("ERR decrement would overflow");
+    if (amount == Limits::min()) return Reply::error("ERR decrement would overflow");
     amount = -amount;
   }
   return incr_by(ctx, ctx.argv[1], amount);
 }
 
-// EXPIRE / PEXPIRE with Redis 7's NX / XX / GT / LT options.
-Reply expire_generic(Ctx& ctx, std::int64_t unit_us) {
-  std::int64_t amount = 0;
-  if (!parse_strict_int(ctx.argv[2], amount)) return Reply::error(kNotInteger);
+Reply cmd_incrbyfloat(Ctx& ctx) {
+  bool wrong_type = false;
+  Entry* entry = ctx.lookup_typed(ctx.argv[1], Type::kString, wrong_type);
+  if (wrong_type) return Reply::error(kWrongType);
+  long double value = 0, increment = 0;
+  if ((entry != nullptr && !parse_long_double(entry->value, value)) ||
+      !parse_long_double(ctx.argv[2], increment)) {
+    return Reply::error(kNotFloat);
+  }
+  value += increment;
+  if (std::isnan(value) || std::isinf(value))
+    return Reply::error("ERR increment would produce NaN or Infinity");
+  if (entry == nullptr) entry = &ctx.create(ctx.argv[1], Type::kString);
+  entry->value = format_long_double(value);  // an existing key keeps its TTL
+  return Reply::bulk(entry->value);
+}
+
+// EXPIRE / PEXPIRE / EXPIREAT / PEXPIREAT with Redis 7's NX / XX / GT / LT options. Redis's
+// overflow checks are done in milliseconds as Redis does them; the TTL itself is kept in
+// microseconds of the server clock.
+Reply expire_generic(Ctx& ctx, std::int64_t unit_us, bool absolute) {
   bool nx = false, xx = false, gt = false, lt = false;
   for (std::size_t i = 3; i < ctx.argv.size(); ++i) {
     const std::string option = lower(ctx.argv[i]);
@@ -156,14 +198,25 @@ Reply expire_generic(Ctx& ctx, std::int64_t unit_us) {
   if (nx && (xx || gt || lt))
     return Reply::error("ERR NX and XX, GT or LT options at the same time are not compatible");
   if (gt && lt) return Reply::error("ERR GT and LT options at the same time are not compatible");
-  if (amount > std::numeric_limits<std::int64_t>::max() / unit_us ||
-      amount < std::numeric_limits<std::int64_t>::min() / unit_us) {
-    return Reply::error(fmt::format("ERR invalid expire time in '{}' command", ctx.name()));
+  std::int64_t amount = 0;
+  if (!parse_strict_int(ctx.argv[2], amount)) return Reply::error(kNotInteger);
+  const Reply invalid =
+      Reply::error(fmt::format("ERR invalid expire time in '{}' command", ctx.name()));
+  std::int64_t when_ms = amount;
+  if (unit_us == kUsPerS) {
+    if (!checked_mul(amount, 1000)) return invalid;
+    when_ms = amount * 1000;
   }
+  const std::int64_t base_ms = absolute ? 0 : ctx.now_us / kUsPerMs;
+  if (when_ms > Limits::max() - base_ms) return invalid;
   const std::string& key = ctx.argv[1];
   Entry* entry = ctx.lookup(key);
   if (entry == nullptr) return Reply::from_integer(0);
-  const TimeUs expire_at_us = ctx.now_us + amount * unit_us;
+  const auto offset_us = checked_mul(absolute ? when_ms : amount, absolute ? kUsPerMs : unit_us);
+  const TimeUs expire_at_us =
+      absolute ? offset_us.value_or(when_ms > 0 ? Limits::max() : Limits::min())
+               : saturating_add(ctx.now_us,
+                                offset_us.value_or(amount > 0 ? Limits::max() : Limits::min()));
   const bool has_ttl = entry->expire_at_us >= 0;
   if (nx && has_ttl) return Reply::from_integer(0);
   if (xx && !has_ttl) return Reply::from_integer(0);
@@ -194,33 +247,64 @@ Reply cmd_get(Ctx& ctx) {
   return Reply::bulk(entry->value);
 }
 
-// SET key value [NX | XX] [GET] [EX s | PX ms | KEEPTTL]
+bool is_option(const std::string& arg, const char* lower_name) {
+  std::size_t i = 0;
+  for (; i < arg.size() && lower_name[i] != '\0'; ++i) {
+    if (std::tolower(static_cast<unsigned char>(arg[i])) != lower_name[i]) return false;
+  }
+  return i == arg.size() && lower_name[i] == '\0';
+}
+
+// SET key value [NX | XX] [GET] [EX s | PX ms | EXAT s | PXAT ms | KEEPTTL], parsed as Redis 7.0's
+// parseExtendedStringArgumentsOrReply: options in any order, the same expiry option may repeat
+// (the last wins), conflicting ones are a syntax error.
 Reply cmd_set(Ctx& ctx) {
   bool nx = false, xx = false, get = false, keep_ttl = false;
-  TimeUs expire_at_us = -1;
+  enum Unit { kNoExpiry, kEx, kPx, kExAt, kPxAt } unit = kNoExpiry;
+  const std::string* expire_arg = nullptr;
   const auto& argv = ctx.argv;
   for (std::size_t i = 3; i < argv.size(); ++i) {
-    const std::string option = lower(argv[i]);
-    if (option == "nx" && !xx) {
+    const std::string& option = argv[i];
+    const bool has_next = i + 1 < argv.size();
+    const auto expiry = [&](Unit u) {
+      return (unit == kNoExpiry || unit == u) && !keep_ttl && has_next;
+    };
+    if (is_option(option, "nx") && !xx) {
       nx = true;
-    } else if (option == "xx" && !nx) {
+    } else if (is_option(option, "xx") && !nx) {
       xx = true;
-    } else if (option == "get") {
+    } else if (is_option(option, "get")) {
       get = true;
-    } else if (option == "keepttl" && expire_at_us < 0) {
+    } else if (is_option(option, "keepttl") && unit == kNoExpiry) {
       keep_ttl = true;
-    } else if ((option == "ex" || option == "px") && !keep_ttl && expire_at_us < 0 &&
-               i + 1 < argv.size()) {
-      std::int64_t amount = 0;
-      if (!parse_strict_int(argv[++i], amount)) return Reply::error(kNotInteger);
-      const std::int64_t unit_us = option == "ex" ? kUsPerS : kUsPerMs;
-      if (amount <= 0 || amount > std::numeric_limits<std::int64_t>::max() / unit_us / 2) {
-        return Reply::error("ERR invalid expire time in 'set' command");
-      }
-      expire_at_us = ctx.now_us + amount * unit_us;
+    } else if (is_option(option, "ex") && expiry(kEx)) {
+      unit = kEx;
+      expire_arg = &argv[++i];
+    } else if (is_option(option, "px") && expiry(kPx)) {
+      unit = kPx;
+      expire_arg = &argv[++i];
+    } else if (is_option(option, "exat") && expiry(kExAt)) {
+      unit = kExAt;
+      expire_arg = &argv[++i];
+    } else if (is_option(option, "pxat") && expiry(kPxAt)) {
+      unit = kPxAt;
+      expire_arg = &argv[++i];
     } else {
       return Reply::error(kSyntax);
     }
+  }
+  TimeUs expire_at_us = -1;
+  if (unit != kNoExpiry) {  // Redis's getExpireMillisecondsOrReply
+    std::int64_t amount = 0;
+    if (!parse_strict_int(*expire_arg, amount)) return Reply::error(kNotInteger);
+    const Reply invalid = Reply::error("ERR invalid expire time in 'set' command");
+    const bool seconds = unit == kEx || unit == kExAt;
+    if (amount <= 0 || (seconds && amount > Limits::max() / 1000)) return invalid;
+    std::int64_t when_ms = seconds ? amount * 1000 : amount;
+    const bool relative = unit == kEx || unit == kPx;
+    if (relative && when_ms > Limits::max() - ctx.now_us / kUsPerMs) return invalid;
+    const auto span_us = checked_mul(when_ms, kUsPerMs).value_or(Limits::max());
+    expire_at_us = relative ? saturating_add(ctx.now_us, span_us) : span_us;
   }
   Entry* entry = ctx.lookup(argv[1]);
   Reply previous = Reply::nil();
@@ -237,6 +321,13 @@ Reply cmd_set(Ctx& ctx) {
   return get ? previous : Reply::status("OK");
 }
 
+Reply cmd_setnx(Ctx& ctx) {
+  if (ctx.lookup(ctx.argv[1]) != nullptr) return Reply::from_integer(0);
+  ctx.create(ctx.argv[1], Type::kString).value = ctx.argv[2];
+  return Reply::from_integer(1);
+}
+
+// DEL and UNLINK (the mock frees memory at once either way).
 Reply cmd_del(Ctx& ctx) {
   std::int64_t removed = 0;
   for (std::size_t i = 1; i < ctx.argv.size(); ++i) {
@@ -266,6 +357,7 @@ Reply cmd_mget(Ctx& ctx) {
   return Reply::array(std::move(values));
 }
 
+// TIME is the server's virtual clock, also inside scripts (Redis 7 allows TIME in scripts).
 Reply cmd_time(Ctx& ctx) {
   return Reply::array({Reply::bulk(std::to_string(ctx.now_us / kUsPerS)),
                        Reply::bulk(std::to_string(ctx.now_us % kUsPerS))});
@@ -281,13 +373,22 @@ Reply cmd_persist(Ctx& ctx) {
 Reply cmd_type(Ctx& ctx) {
   Entry* entry = ctx.lookup(ctx.argv[1]);
   if (entry == nullptr) return Reply::status("none");
-  return Reply::status(entry->type == Type::kString ? "string" : "hash");
+  switch (entry->type) {
+    case Type::kString:
+      return Reply::status("string");
+    case Type::kHash:
+      return Reply::status("hash");
+    case Type::kZSet:
+      return Reply::status("zset");
+  }
+  return Reply::status("none");
 }
 
-// The hash entry for argv[1], created when `create`; sets `error` on a key of another type.
+// The hash at argv[1], created when `create`; sets `error` on a key of another type.
 Entry* hash_entry(Ctx& ctx, bool create, Reply& error) {
-  Entry* entry = ctx.lookup(ctx.argv[1]);
-  if (entry != nullptr && entry->type != Type::kHash) {
+  bool wrong_type = false;
+  Entry* entry = ctx.lookup_typed(ctx.argv[1], Type::kHash, wrong_type);
+  if (wrong_type) {
     error = Reply::error(kWrongType);
     return nullptr;
   }
@@ -303,9 +404,16 @@ Reply cmd_hset(Ctx& ctx) {
   if (entry == nullptr) return error;
   std::int64_t added = 0;
   for (std::size_t i = 2; i + 1 < ctx.argv.size(); i += 2) {
-    added += entry->hash.insert_or_assign(ctx.argv[i], ctx.argv[i + 1]).second;
+    added += entry->hash->insert_or_assign(ctx.argv[i], ctx.argv[i + 1]).second;
   }
   return Reply::from_integer(added);
+}
+
+Reply cmd_hsetnx(Ctx& ctx) {
+  Reply error;
+  Entry* entry = hash_entry(ctx, true, error);
+  if (entry == nullptr) return error;
+  return Reply::from_integer(entry->hash->try_emplace(ctx.argv[2], ctx.argv[3]).second ? 1 : 0);
 }
 
 Reply cmd_hget(Ctx& ctx) {
@@ -313,8 +421,8 @@ Reply cmd_hget(Ctx& ctx) {
   Entry* entry = hash_entry(ctx, false, error);
   if (error.is_error()) return error;
   if (entry == nullptr) return Reply::nil();
-  auto it = entry->hash.find(ctx.argv[2]);
-  return it == entry->hash.end() ? Reply::nil() : Reply::bulk(it->second);
+  auto it = entry->hash->find(ctx.argv[2]);
+  return it == entry->hash->end() ? Reply::nil() : Reply::bulk(it->second);
 }
 
 Reply cmd_hmget(Ctx& ctx) {
@@ -323,8 +431,12 @@ Reply cmd_hmget(Ctx& ctx) {
   if (error.is_error()) return error;
   std::vector<Reply> values;
   for (std::size_t i = 2; i < ctx.argv.size(); ++i) {
-    auto it = entry ? entry->hash.find(ctx.argv[i]) : decltype(entry->hash.end()){};
-    values.push_back(entry && it != entry->hash.end() ? Reply::bulk(it->second) : Reply::nil());
+    const std::string* found = nullptr;
+    if (entry != nullptr) {
+      auto it = entry->hash->find(ctx.argv[i]);
+      if (it != entry->hash->end()) found = &it->second;
+    }
+    values.push_back(found != nullptr ? Reply::bulk(*found) : Reply::nil());
   }
   return Reply::array(std::move(values));
 }
@@ -336,9 +448,23 @@ Reply cmd_hdel(Ctx& ctx) {
   if (entry == nullptr) return Reply::from_integer(0);
   std::int64_t removed = 0;
   for (std::size_t i = 2; i < ctx.argv.size(); ++i)
-    removed += static_cast<std::int64_t>(entry->hash.erase(ctx.argv[i]));
-  if (entry->hash.empty()) ctx.erase(ctx.argv[1]);  // Redis deletes an emptied hash
+    removed += static_cast<std::int64_t>(entry->hash->erase(ctx.argv[i]));
+  if (entry->hash->empty()) ctx.erase(ctx.argv[1]);  // Redis deletes an emptied hash
   return Reply::from_integer(removed);
+}
+
+Reply cmd_hlen(Ctx& ctx) {
+  Reply error;
+  Entry* entry = hash_entry(ctx, false, error);
+  if (error.is_error()) return error;
+  return Reply::from_integer(entry ? static_cast<std::int64_t>(entry->hash->size()) : 0);
+}
+
+Reply cmd_hexists(Ctx& ctx) {
+  Reply error;
+  Entry* entry = hash_entry(ctx, false, error);
+  if (error.is_error()) return error;
+  return Reply::from_integer(entry && entry->hash->count(ctx.argv[2]) ? 1 : 0);
 }
 
 Reply cmd_hgetall(Ctx& ctx) {
@@ -348,7 +474,8 @@ Reply cmd_hgetall(Ctx& ctx) {
   std::vector<Reply> items;
   if (entry != nullptr) {
     // Sorted by field so that replies are deterministic (Redis's order is unspecified).
-    std::vector<std::pair<std::string, std::string>> fields(entry->hash.begin(), entry->hash.end());
+    std::vector<std::pair<std::string, std::string>> fields(entry->hash->begin(),
+                                                            entry->hash->end());
     std::sort(fields.begin(), fields.end());
     for (auto& [field, value] : fields) {
       items.push_back(Reply::bulk(field));
@@ -356,6 +483,51 @@ Reply cmd_hgetall(Ctx& ctx) {
     }
   }
   return Reply::array(std::move(items));
+}
+
+Reply cmd_hincrby(Ctx& ctx) {
+  std::int64_t increment = 0;
+  if (!parse_strict_int(ctx.argv[3], increment)) return Reply::error(kNotInteger);
+  Reply error;
+  Entry* entry = hash_entry(ctx, false, error);
+  if (error.is_error()) return error;
+  std::int64_t value = 0;
+  if (entry != nullptr) {
+    auto it = entry->hash->find(ctx.argv[2]);
+    if (it != entry->hash->end() && !parse_strict_int(it->second, value))
+      return Reply::error("ERR hash value is not an integer");
+  }
+  if ((increment < 0 && value < 0 && increment < Limits::min() - value) ||
+      (increment > 0 && value > 0 && increment > Limits::max() - value)) {
+    return Reply::error(kOverflow);
+  }
+  value += increment;
+  if (entry == nullptr) entry = &ctx.create(ctx.argv[1], Type::kHash);
+  (*entry->hash)[ctx.argv[2]] = std::to_string(value);
+  return Reply::from_integer(value);
+}
+
+Reply cmd_hincrbyfloat(Ctx& ctx) {
+  long double increment = 0;
+  if (!parse_long_double(ctx.argv[3], increment)) return Reply::error(kNotFloat);
+  if (std::isnan(increment) || std::isinf(increment))
+    return Reply::error("ERR value is NaN or Infinity");
+  Reply error;
+  Entry* entry = hash_entry(ctx, false, error);
+  if (error.is_error()) return error;
+  long double value = 0;
+  if (entry != nullptr) {
+    auto it = entry->hash->find(ctx.argv[2]);
+    if (it != entry->hash->end() && !parse_long_double(it->second, value))
+      return Reply::error("ERR hash value is not a float");
+  }
+  value += increment;
+  if (std::isnan(value) || std::isinf(value))
+    return Reply::error("ERR increment would produce NaN or Infinity");
+  if (entry == nullptr) entry = &ctx.create(ctx.argv[1], Type::kHash);
+  std::string& stored = (*entry->hash)[ctx.argv[2]];
+  stored = format_long_double(value);
+  return Reply::bulk(stored);
 }
 
 // redis.call / redis.pcall run their commands here, at the script's time.
@@ -425,6 +597,25 @@ struct CommandRow {
 const std::vector<CommandRow>& command_table() {
   static const std::vector<CommandRow> table = {
       {"get", 2, cmd_get},
+      {"setnx", 3, cmd_setnx},
+      {"incrbyfloat", 3, cmd_incrbyfloat},
+      {"unlink", -2, cmd_del},
+      {"expireat", -3, [](Ctx& c) { return expire_generic(c, kUsPerS, true); }},
+      {"pexpireat", -3, [](Ctx& c) { return expire_generic(c, kUsPerMs, true); }},
+      {"hsetnx", 4, cmd_hsetnx},
+      {"hlen", 2, cmd_hlen},
+      {"hexists", 3, cmd_hexists},
+      {"hincrby", 4, cmd_hincrby},
+      {"hincrbyfloat", 4, cmd_hincrbyfloat},
+      {"zadd", -4, cmd_zadd},
+      {"zincrby", 4, cmd_zincrby},
+      {"zrem", -3, cmd_zrem},
+      {"zcard", 2, cmd_zcard},
+      {"zscore", 3, cmd_zscore},
+      {"zcount", 4, cmd_zcount},
+      {"zrange", -4, cmd_zrange},
+      {"zrangebyscore", -4, cmd_zrangebyscore},
+      {"zremrangebyscore", 4, cmd_zremrangebyscore},
       {"set", -3, cmd_set},
       {"incr", 2, [](Ctx& c) { return incr_decr(c, 1, false); }},
       {"decr", 2, [](Ctx& c) { return incr_decr(c, -1, false); }},
@@ -432,8 +623,8 @@ const std::vector<CommandRow>& command_table() {
       {"decrby", 3, [](Ctx& c) { return incr_decr(c, -1, true); }},
       {"del", -2, cmd_del},
       {"exists", -2, cmd_exists},
-      {"expire", -3, [](Ctx& c) { return expire_generic(c, kUsPerS); }},
-      {"pexpire", -3, [](Ctx& c) { return expire_generic(c, kUsPerMs); }},
+      {"expire", -3, [](Ctx& c) { return expire_generic(c, kUsPerS, false); }},
+      {"pexpire", -3, [](Ctx& c) { return expire_generic(c, kUsPerMs, false); }},
       {"ttl", 2, [](Ctx& c) { return ttl_generic(c, kUsPerS); }},
       {"pttl", 2, [](Ctx& c) { return ttl_generic(c, kUsPerMs); }},
       {"persist", 2, cmd_persist},
@@ -480,6 +671,18 @@ std::vector<std::string> MockStore::command_names() {
 void MockStore::track_expiry(const std::string& key, TimeUs expire_at_us) {
   expiry_heap_.emplace_back(expire_at_us, key);
   std::push_heap(expiry_heap_.begin(), expiry_heap_.end(), std::greater<>());
+  if (expiry_heap_.size() > 2 * keys_.size() + kHeapSlack) rebuild_expiry_heap();
+}
+
+// Drops the stale entries: one entry per key with a TTL, at its TTL. Amortised O(1) per push,
+// since a rebuild happens only after at least keys_.size() + kHeapSlack pushes.
+void MockStore::rebuild_expiry_heap() {
+  expiry_heap_.clear();
+  for (auto& [key, entry] : keys_) {
+    entry.heap_at_us = entry.expire_at_us;
+    if (entry.expire_at_us >= 0) expiry_heap_.emplace_back(entry.expire_at_us, key);
+  }
+  std::make_heap(expiry_heap_.begin(), expiry_heap_.end(), std::greater<>());
 }
 
 void MockStore::expire_due(TimeUs now_us) {

@@ -3,7 +3,9 @@
 // replies and error texts as Redis 7 gives them, and key expiry driven by the server's virtual
 // clock. Command table in mock_store.cpp (one row per command: name, arity, handler).
 #include <memory>
+#include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -21,6 +23,8 @@ class MockStore final : public DataStore {
   void execute(std::span<const Command> commands, TimeUs server_now_us,
                std::vector<Reply>& replies) override;
   std::size_t key_count() const override { return keys_.size(); }
+  // Entries in the expiry heap (bounded by 2 * key_count() + 64), for tests of that bound.
+  std::size_t expiry_heap_size() const { return expiry_heap_.size(); }
 
   // Runs one command at `server_now_us` (Unix microseconds). Convenience for tests.
   Reply run(const Command& command, TimeUs server_now_us);
@@ -28,13 +32,31 @@ class MockStore final : public DataStore {
   // Names of all registered commands, for docs and `rlsim explain`.
   static std::vector<std::string> command_names();
 
-  enum class Type { kString, kHash };
+  enum class Type { kString, kHash, kZSet };
+  using Hash = std::unordered_map<std::string, std::string>;
+  // A sorted set: members ordered by (score, member bytes) as Redis orders them, and each
+  // member's score; the map's keys view the members held by the set's nodes.
+  struct ScoreOrder {  // (score, member) order; also compares against string_view members
+    using is_transparent = void;
+    using View = std::pair<double, std::string_view>;
+    static View view(const std::pair<double, std::string>& p) { return {p.first, p.second}; }
+    static View view(const View& v) { return v; }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return view(a) < view(b);
+    }
+  };
+  struct ZSet {
+    std::set<std::pair<double, std::string>, ScoreOrder> by_score;
+    std::unordered_map<std::string_view, double> score_of;
+  };
   struct Entry {
     Type type = Type::kString;
-    std::string value;                                  // kString
-    std::unordered_map<std::string, std::string> hash;  // kHash
-    TimeUs expire_at_us = -1;                           // -1: no TTL
-    TimeUs heap_at_us = -1;  // time of this key's live expiry-heap entry, -1: none
+    std::string value;           // kString
+    std::unique_ptr<Hash> hash;  // kHash
+    std::unique_ptr<ZSet> zset;  // kZSet
+    TimeUs expire_at_us = -1;    // -1: no TTL
+    TimeUs heap_at_us = -1;      // time of this key's live expiry-heap entry, -1: none
   };
 
   // Internal to the command handlers.
@@ -43,6 +65,8 @@ class MockStore final : public DataStore {
  private:
   void expire_due(TimeUs now_us);
   void track_expiry(const std::string& key, TimeUs expire_at_us);
+  void rebuild_expiry_heap();
+  static constexpr std::size_t kHeapSlack = 64;
 
   // The script engine, created by the first EVAL / EVALSHA / SCRIPT LOAD; SCRIPT FLUSH drops it.
   LuaEngine& lua();
@@ -53,7 +77,9 @@ class MockStore final : public DataStore {
   std::unordered_map<std::string, Entry> keys_;
   // Min-heap of (time, key) driving active expiry, so memory follows live keys, not past windows.
   // The live entry of a key is the one whose time equals Entry::heap_at_us; others are stale and
-  // dropped when they come due. A key's entry is never later than its TTL.
+  // dropped when they come due. A key's entry is never later than its TTL. Invariant: the heap
+  // holds at most 2 * keys_.size() + kHeapSlack entries (track_expiry rebuilds it when stale
+  // entries from deleted or shortened keys would pass that).
   std::vector<std::pair<TimeUs, std::string>> expiry_heap_;
   TimeUs last_now_us_ = 0;
   friend struct Context;

@@ -22,14 +22,47 @@ RedisServer::RedisServer(Simulator& sim, DataStore& store, const RedisTiming& ti
 }
 
 DurationUs RedisServer::sample_rtt_us() {
-  if (lognormal_sigma_ == 0) return timing_.rtt_p50_us;
-  const double rtt_us =
-      static_cast<double>(timing_.rtt_p50_us) * std::exp(lognormal_sigma_ * network_rng_.normal());
+  double rtt_us = static_cast<double>(timing_.rtt_p50_us);
+  if (lognormal_sigma_ != 0) rtt_us *= std::exp(lognormal_sigma_ * network_rng_.normal());
+  // Fault conditions; a healthy network draws nothing more from the stream.
+  rtt_us = rtt_us * conditions_.rtt_multiplier + static_cast<double>(conditions_.added_rtt_us);
+  if (conditions_.rtt_jitter_us > 0)
+    rtt_us += static_cast<double>(
+        network_rng_.below(static_cast<std::uint64_t>(conditions_.rtt_jitter_us) + 1));
   // Cap at a few timeouts: beyond that the client has gone anyway, and the cast stays in range.
   return static_cast<DurationUs>(std::min(rtt_us, static_cast<double>(timing_.timeout_us) * 4));
 }
 
+RedisServer::Client& RedisServer::client_state(ClientId client) {
+  if (client >= clients_.size()) clients_.resize(static_cast<std::size_t>(client) + 1);
+  return clients_[client];
+}
+
+DownMode RedisServer::reachability(ClientId client) const {
+  if (conditions_.down != DownMode::kUp) return conditions_.down;
+  return client < clients_.size() ? clients_[client].down : DownMode::kUp;
+}
+
+void RedisServer::set_client_down(ClientId client, DownMode mode) {
+  client_state(client).down = mode;
+}
+
 void RedisServer::submit(RedisCall& call, std::coroutine_handle<> waiting) {
+  const ClientId client = current_client_;
+  if (pool_size_ > 0) {
+    Client& state = client_state(client);
+    if (state.in_use >= pool_size_) {
+      // Every connection is busy: wait FIFO for one (bounded by this client's requests in flight).
+      state.waiting.push_back(Waiting{&call, waiting, sim_.now()});
+      ++stats_.pool_waits;
+      return;
+    }
+    ++state.in_use;
+  }
+  send(call, waiting, client);
+}
+
+void RedisServer::send(RedisCall& call, std::coroutine_handle<> waiting, ClientId client) {
   std::uint32_t index;
   if (!free_records_.empty()) {
     index = free_records_.back();
@@ -43,16 +76,36 @@ void RedisServer::submit(RedisCall& call, std::coroutine_handle<> waiting) {
   record.replies.clear();
   record.call = &call;
   record.waiting = waiting;
+  record.client = client;
+  record.lost = false;
+  record.refused = false;
   const TimeUs now_us = sim_.now();
   record.deadline_us = now_us + timing_.timeout_us;
+  record.refs = 1;
+  record.timeout_scheduled = false;
+  switch (reachability(client)) {
+    case DownMode::kRefuse:
+      // The connection is refused at once: an error now, nothing reaches the server.
+      record.refused = true;
+      ++stats_.refused;
+      schedule(now_us, index, kRefused);
+      return;
+    case DownMode::kBlackhole:
+      // The request is dropped on the way: the client hears nothing until its timeout.
+      record.lost = true;
+      ++stats_.lost;
+      record.timeout_scheduled = true;
+      schedule(record.deadline_us, index, kTimeout);
+      return;
+    case DownMode::kUp:
+      break;
+  }
   // One round-trip sample per call, split evenly between the two legs.
   const DurationUs rtt_us = sample_rtt_us();
   const DurationUs out_us = rtt_us / 2;
   record.back_us = rtt_us - out_us;
   ++stats_.round_trips;
   stats_.commands += record.commands.size();
-  record.refs = 1;
-  record.timeout_scheduled = false;
   schedule(now_us + out_us, index, kArrive);
   if (now_us + out_us >= record.deadline_us) {
     // The request cannot even reach the server in time: the client times out first.
@@ -72,6 +125,7 @@ void RedisServer::on_event(std::uint64_t arg) {
       complete(index, false);
       break;
     case kTimeout:
+    case kRefused:
       complete(index, true);
       break;
   }
@@ -80,10 +134,23 @@ void RedisServer::on_event(std::uint64_t arg) {
 void RedisServer::arrive(std::uint32_t index) {
   Record& record = records_[index];
   const TimeUs now_us = sim_.now();
+  if (reachability(record.client) != DownMode::kUp) {
+    // The server went away (or the client was cut off) while the request was on the wire.
+    record.lost = true;
+    ++stats_.lost;
+    if (record.timeout_scheduled) {
+      release(index);
+    } else {
+      record.timeout_scheduled = true;
+      schedule(record.deadline_us, index, kTimeout);
+    }
+    return;
+  }
   const TimeUs start_us = std::max(now_us, free_at_us_);
   stats_.max_queue_wait_us = std::max(stats_.max_queue_wait_us, start_us - now_us);
-  free_at_us_ =
-      start_us + timing_.service_time_us * static_cast<DurationUs>(record.commands.size());
+  const auto service_us = static_cast<DurationUs>(static_cast<double>(timing_.service_time_us) *
+                                                  conditions_.service_multiplier);
+  free_at_us_ = start_us + service_us * static_cast<DurationUs>(record.commands.size());
   // Effects happen at the start of service on the server's clock; FIFO keeps starts monotonic.
   store_.execute(record.commands, kEpochUnixUs + start_us, record.replies);
   const TimeUs reply_at_us = free_at_us_ + record.back_us;
@@ -102,15 +169,34 @@ void RedisServer::complete(std::uint32_t index, bool timed_out) {
   Record& record = records_[index];
   RedisCall* call = record.call;
   const std::coroutine_handle<> waiting = record.waiting;
+  const ClientId client = record.client;
   RLSIM_CHECK(call != nullptr);
-  if (timed_out) {
+  if (record.refused) {
+    call->replies_.assign(record.commands.size(),
+                          Reply::error("CONNREFUSED rlsim: connection refused"));
+  } else if (timed_out) {
     ++stats_.timeouts;
     call->replies_.assign(record.commands.size(), Reply::timeout());
   } else {
     call->replies_.swap(record.replies);
   }
   record.call = nullptr;
-  release(index);
+  release(index);  // `record` may move below: send() can grow records_
+  if (pool_size_ > 0 && client < clients_.size() && clients_[client].in_use > 0) {
+    Client& state = clients_[client];
+    if (state.waiting.empty()) {
+      --state.in_use;
+    } else {
+      // The connection passes straight to the oldest waiting call of this client.
+      const Waiting next = state.waiting.front();
+      state.waiting.pop_front();
+      const DurationUs waited_us = sim_.now() - next.since_us;
+      stats_.pool_wait_total_us += waited_us;
+      stats_.max_pool_wait_us = std::max(stats_.max_pool_wait_us, waited_us);
+      send(*next.call, next.handle, client);
+    }
+  }
+  current_client_ = client;
   waiting.resume();
 }
 

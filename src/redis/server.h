@@ -5,8 +5,14 @@
 // shows up as queueing delay, and calls slower than the client's timeout fail with a timeout reply,
 // although their commands still run on the server (an INCR that timed out at the client still
 // counted).
+//
+// Faults are conditions set on the model from outside (the run's fault schedule), never `if`s in
+// strategy code: the server down (refusing connections at once, or a black hole that never
+// answers), some clients partitioned away, added network latency with jitter, a slower server, and
+// a connection pool per client whose exhaustion makes calls wait.
 #include <coroutine>
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "core/rng.h"
@@ -27,7 +33,31 @@ struct RedisStats {
   std::uint64_t round_trips = 0;
   std::uint64_t timeouts = 0;
   DurationUs max_queue_wait_us = 0;
+  std::uint64_t refused = 0;     // calls answered "connection refused" (server down, mode refuse)
+  std::uint64_t lost = 0;        // calls whose request was dropped (black hole, partition)
+  std::uint64_t pool_waits = 0;  // calls that waited for a free connection
+  DurationUs pool_wait_total_us = 0;
+  DurationUs max_pool_wait_us = 0;
 };
+
+// How an unreachable server looks to a client.
+enum class DownMode {
+  kUp,         // reachable
+  kRefuse,     // connection refused: an error reply at once, the commands never run
+  kBlackhole,  // no reply at all: the client waits for its timeout, the commands never run
+};
+
+// Network and server conditions that faults change; the defaults are a healthy server.
+struct RedisConditions {
+  DownMode down = DownMode::kUp;    // the whole server
+  double rtt_multiplier = 1.0;      // applied to each sampled round trip
+  DurationUs added_rtt_us = 0;      // then added to it
+  DurationUs rtt_jitter_us = 0;     // plus a uniform [0, jitter] per call
+  double service_multiplier = 1.0;  // a fork or GC pause makes every command slower
+};
+
+// The client (app instance) on whose behalf a call is made.
+using ClientId = std::uint32_t;
 
 class RedisServer;
 
@@ -62,6 +92,22 @@ class RedisServer final : public EventTarget {
     return RedisCall(*this, std::move(commands));
   }
 
+  // The client on whose behalf the next call is made. The run sets it before it starts a decision,
+  // and the server sets it again before it resumes a coroutine with a reply, so strategies never
+  // pass it: a decision's calls are always its instance's.
+  void set_current_client(ClientId client) { current_client_ = client; }
+  ClientId current_client() const { return current_client_; }
+
+  // Fault controls. Changes apply to calls sent (and, for `down`, requests arriving) from now on.
+  void set_conditions(const RedisConditions& conditions) { conditions_ = conditions; }
+  const RedisConditions& conditions() const { return conditions_; }
+  // A partition: `client` cannot reach the server (kUp heals it).
+  void set_client_down(ClientId client, DownMode mode);
+  // At most `connections` calls in flight per client (0: unlimited); further calls wait FIFO for a
+  // free connection, and the wait is latency the limiter adds. The client's timeout starts when a
+  // call gets its connection (as with a blocking pool in front of a socket timeout).
+  void set_pool_size(int connections) { pool_size_ = connections; }
+
   const RedisStats& stats() const { return stats_; }
   const DataStore& store() const { return store_; }
   // Calls still in flight (bounded by the number of waiting requests).
@@ -78,12 +124,29 @@ class RedisServer final : public EventTarget {
     std::coroutine_handle<> waiting;
     TimeUs deadline_us = 0;
     DurationUs back_us = 0;
+    ClientId client = 0;
     int refs = 0;                    // pending events that still refer to this record
     bool timeout_scheduled = false;  // the client's timeout fires whatever the server does
+    bool lost = false;               // the request never reaches the server
+    bool refused = false;            // answered "connection refused" at once
   };
-  enum Phase : std::uint64_t { kArrive = 0, kReply = 1, kTimeout = 2 };
+  enum Phase : std::uint64_t { kArrive = 0, kReply = 1, kTimeout = 2, kRefused = 3 };
+  // A call waiting for a free connection of its client's pool.
+  struct Waiting {
+    RedisCall* call;
+    std::coroutine_handle<> handle;
+    TimeUs since_us;
+  };
+  struct Client {
+    int in_use = 0;
+    DownMode down = DownMode::kUp;
+    std::deque<Waiting> waiting;  // bounded by the client's requests in flight
+  };
 
   void submit(RedisCall& call, std::coroutine_handle<> waiting);
+  void send(RedisCall& call, std::coroutine_handle<> waiting, ClientId client);
+  Client& client_state(ClientId client);
+  DownMode reachability(ClientId client) const;
   DurationUs sample_rtt_us();
   void arrive(std::uint32_t index);
   void complete(std::uint32_t index, bool timed_out);
@@ -101,6 +164,10 @@ class RedisServer final : public EventTarget {
   RedisStats stats_;
   std::vector<Record> records_;
   std::vector<std::uint32_t> free_records_;
+  ClientId current_client_ = 0;
+  RedisConditions conditions_;
+  int pool_size_ = 0;
+  std::vector<Client> clients_;  // indexed by ClientId, grown on first use
 };
 
 }  // namespace rlsim

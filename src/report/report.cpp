@@ -15,9 +15,15 @@ double per_request(std::uint64_t total, std::int64_t offered) {
   return offered == 0 ? 0.0 : static_cast<double>(total) / static_cast<double>(offered);
 }
 
-// Rounds a ratio to 4 decimals so that reports stay readable and stable.
+// Rounds a non-negative ratio to 4 decimals so that reports stay readable and stable.
 double round4(double value) {
   return static_cast<double>(static_cast<std::int64_t>(value * 10000.0 + 0.5)) / 10000.0;
+}
+
+// Rounds a rate in [0, 1] to 8 decimals: error rates of interest are around 0.00003 (0.003%),
+// which 4 decimals would show as 0.
+double round8(double value) {
+  return static_cast<double>(static_cast<std::int64_t>(value * 1e8 + 0.5)) / 1e8;
 }
 
 // A strategy's headline numbers: the worst over its limits (the report contract).
@@ -26,6 +32,7 @@ struct Worst {
   double rolling_overshoot = 0;
   std::int64_t excess = 0;
   std::int64_t false_denials = 0;
+  const LimitMetrics* sliding_log = nullptr;  // the limit with the largest sliding-log error rate
 };
 
 Worst worst_over_limits(const OracleTotals& totals) {
@@ -35,8 +42,18 @@ Worst worst_over_limits(const OracleTotals& totals) {
     worst.rolling_overshoot = std::max(worst.rolling_overshoot, limit.rolling_overshoot);
     worst.excess = std::max(worst.excess, limit.excess);
     worst.false_denials = std::max(worst.false_denials, limit.false_denials);
+    if (worst.sliding_log == nullptr ||
+        limit.sliding_log_error_rate > worst.sliding_log->sliding_log_error_rate)
+      worst.sliding_log = &limit;
   }
   return worst;
+}
+
+ordered_json sliding_log_json(const LimitMetrics* limit) {
+  if (limit == nullptr) return {{"wrongly_allowed", 0}, {"wrongly_denied", 0}, {"error_rate", 0.0}};
+  return {{"wrongly_allowed", limit->wrongly_allowed},
+          {"wrongly_denied", limit->wrongly_denied},
+          {"error_rate", round8(limit->sliding_log_error_rate)}};
 }
 
 ordered_json limit_json(const LimitMetrics& limit) {
@@ -50,6 +67,7 @@ ordered_json limit_json(const LimitMetrics& limit) {
   out["false_denials"] = limit.false_denials;
   out["max_admitted_per_window"] = limit.max_in_window;
   out["max_admitted_per_rolling_window"] = limit.max_in_rolling;
+  out["sliding_log_error"] = sliding_log_json(&limit);
   return out;
 }
 
@@ -58,6 +76,7 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
   ordered_json out;
   out["label"] = result.label;
   out["name"] = result.name;
+  out["ideal"] = to_string(totals.ideal_algorithm);
   out["offered"] = totals.offered;
   out["allowed"] = totals.allowed;
   out["denied"] = totals.denied;
@@ -67,6 +86,12 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
   out["rolling_overshoot"] = round4(worst.rolling_overshoot);
   out["excess"] = worst.excess;
   out["false_denials"] = worst.false_denials;
+  out["sliding_log_error"] = sliding_log_json(worst.sliding_log);
+  if (totals.staleness.samples > 0) {
+    out["staleness"] = {{"samples", totals.staleness.samples},
+                        {"mean", round4(totals.staleness.mean_abs_error())},
+                        {"max", totals.staleness.max_abs_error}};
+  }
   ordered_json limits = ordered_json::array();
   for (const auto& limit : totals.limits) limits.push_back(limit_json(limit));
   out["limits"] = limits;
@@ -84,7 +109,9 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
   ordered_json windows = ordered_json::array();
   for (const auto& point : totals.series) {
     windows.push_back({{"start_s", seconds(point.start_us)},
+                       {"offered", point.offered},
                        {"admitted", point.admitted},
+                       {"denied", point.denied},
                        {"max_per_key", point.max_per_key},
                        {"instances", point.instances}});
   }
@@ -98,6 +125,38 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
                    {"truncated", totals.series_truncated},
                    {"instances", instances}};
   return out;
+}
+
+// The worst sliding-log error rate in percent, rounded as in the JSON report.
+double sliding_log_percent(const Worst& worst) {
+  return worst.sliding_log == nullptr ? 0.0
+                                      : round8(worst.sliding_log->sliding_log_error_rate) * 100;
+}
+
+// "key=value, key=value" for a strategy's own metrics: strings bare, everything else as JSON.
+std::string metrics_text(const ordered_json& metrics) {
+  std::string out;
+  for (const auto& [key, value] : metrics.items()) {
+    if (!out.empty()) out += ", ";
+    out += key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return out;
+}
+
+// Lines under the table: each strategy's own metrics, and the staleness of counts it read.
+std::string notes_table(const RunResult& result) {
+  std::string out;
+  for (const auto& strategy : result.strategies) {
+    if (strategy.strategy_metrics.is_object() && !strategy.strategy_metrics.empty())
+      out += fmt::format("{}: {}\n", strategy.label, metrics_text(strategy.strategy_metrics));
+    const Staleness& staleness = strategy.totals.staleness;
+    if (staleness.samples > 0) {
+      out += fmt::format("{}: staleness of the count it read: mean={:.2f}, max={}, samples={}\n",
+                         strategy.label, round4(staleness.mean_abs_error()),
+                         staleness.max_abs_error, staleness.samples);
+    }
+  }
+  return out.empty() ? out : "\n" + out;
 }
 
 }  // namespace
@@ -137,21 +196,24 @@ std::string report_table(const RunResult& result, bool color) {
   }
   out += "\n";
   out += fmt::format(
-      "{:<22} {:>9} {:>9} {:>9} {:>7} {:>9} {:>8} {:>9} {:>8} {:>7} {:>6} {:>8} {:>8}\n",
+      "{:<22} {:>9} {:>9} {:>9} {:>7} {:>9} {:>8} {:>9} {:>8} {:>9} {:>7} {:>6} {:>8} {:>8}\n",
       "strategy", "offered", "allowed", "denied", "errors", "overshoot", "rolling", "excess",
-      "false_dn", "cmd/req", "rt/req", "p50_us", "p99_us");
+      "false_dn", "slog_err", "cmd/req", "rt/req", "p50_us", "p99_us");
   for (const auto& strategy : result.strategies) {
     const OracleTotals& totals = strategy.totals;
     const Worst worst = worst_over_limits(totals);
     const std::string overshoot_text = fmt::format("{:>8.2f}x", worst.overshoot);
     out += fmt::format(
-        "{:<22} {:>9} {:>9} {:>9} {:>7} {} {:>7.2f}x {:>9} {:>8} {:>7.2f} {:>6.2f} {:>8} {:>8}\n",
+        "{:<22} {:>9} {:>9} {:>9} {:>7} {} {:>7.2f}x {:>9} {:>8} {:>8.3f}% {:>7.2f} {:>6.2f} {:>8} "
+        "{:>8}\n",
         strategy.label, totals.offered, totals.allowed, totals.denied, totals.errors,
         paint(overshoot_text, worst.overshoot > 1.0001 ? "31" : "32"), worst.rolling_overshoot,
-        worst.excess, worst.false_denials, per_request(strategy.redis_commands, totals.offered),
+        worst.excess, worst.false_denials, sliding_log_percent(worst),
+        per_request(strategy.redis_commands, totals.offered),
         per_request(strategy.redis_round_trips, totals.offered), totals.latency_us.quantile(0.5),
         totals.latency_us.quantile(0.99));
   }
+  out += notes_table(result);
   // A per-window view of the first limit: what one key actually got, against the limit.
   const Limit& first = scenario.limits.front();
   for (const auto& strategy : result.strategies) {

@@ -22,9 +22,19 @@ struct StrategyResult {
   std::vector<std::pair<TimeUs, int>> instance_counts;  // (true time, active count) at each change
   nlohmann::ordered_json strategy_metrics =
       nlohmann::ordered_json::object();  // Strategy::write_metrics
-  // FNV-1a over the decision stream (request id, decision time, allowed, denied_by, error) in
-  // decision order: two runs with equal digests made the same decisions at the same times.
+  // An FNV-1a-style hash over the decision stream (request id, decision time, allowed, denied_by,
+  // error) in decision order: two runs with equal digests made the same decisions at the same
+  // times.
   std::uint64_t decision_digest = 0;
+  // The digest after every kDigestInterval decisions, so that two runs that differ can be told
+  // apart at the first interval where they diverge (--check-determinism).
+  struct DigestCheckpoint {
+    std::uint64_t decisions = 0;  // decisions made so far
+    TimeUs time_us = 0;           // virtual time of the last of them
+    std::uint64_t digest = 0;
+  };
+  static constexpr std::uint64_t kDigestInterval = 4096;
+  std::vector<DigestCheckpoint> digest_checkpoints;
 };
 
 struct RunResult {

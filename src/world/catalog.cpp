@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 
 namespace rlsim {
 
@@ -23,16 +24,27 @@ Catalog::Catalog(const Scenario& scenario) {
   }
 }
 
+void append_decimal(std::string& out, std::int64_t value) {
+  char digits[24];
+  const auto result = std::to_chars(digits, digits + sizeof(digits), value);
+  out.append(digits, result.ptr);
+}
+
+// Called for every limit of every request: plain to_chars, no format-string parsing.
 void Catalog::append_key_text(std::string& out, const Request& request, LimitKey key) const {
   switch (key) {
     case LimitKey::kUser:
-      fmt::format_to(std::back_inserter(out), "{}", request.user);
+      append_decimal(out, request.user);
       return;
     case LimitKey::kIp: {
       // 10.0.0.0/8 gives room for every IP id a scenario can have.
       const std::uint32_t host = request.ip + 1;
-      fmt::format_to(std::back_inserter(out), "10.{}.{}.{}", (host >> 16) & 255, (host >> 8) & 255,
-                     host & 255);
+      out += "10.";
+      append_decimal(out, (host >> 16) & 255);
+      out += '.';
+      append_decimal(out, (host >> 8) & 255);
+      out += '.';
+      append_decimal(out, host & 255);
       return;
     }
     case LimitKey::kEndpoint:

@@ -9,6 +9,9 @@
 
 namespace rlsim {
 
+// Appends the decimal digits of `value` to `out` (the hot path's key builder; no format parsing).
+void append_decimal(std::string& out, std::int64_t value);
+
 class Catalog {
  public:
   explicit Catalog(const Scenario& scenario);

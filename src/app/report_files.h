@@ -1,0 +1,19 @@
+#pragma once
+// Writes a run's report files into one folder: report.json (the contract), report.html (one
+// self-contained page), report.md with its charts as SVG files beside it (chart-<id>.svg).
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "report/report.h"
+
+namespace rlsim {
+
+// Writes every report file into `dir` (created if missing). `reproduce` is the command line shown
+// in the HTML and Markdown reports. Returns an error message naming the file that could not be
+// written, or nullopt on success.
+std::optional<std::string> write_report_files(const RunResult& result,
+                                              const std::filesystem::path& dir,
+                                              const std::string& reproduce);
+
+}  // namespace rlsim

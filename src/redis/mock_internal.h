@@ -1,0 +1,76 @@
+#pragma once
+// Internal to the embedded Redis's command files (mock_store.cpp, mock_zset.cpp): the per-call
+// context the handlers share, Redis's number parsers and its common error texts.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "redis/mock_store.h"
+
+namespace rlsim {
+
+inline const char* const kWrongType =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+inline const char* const kNotInteger = "ERR value is not an integer or out of range";
+inline const char* const kNotFloat = "ERR value is not a valid float";
+inline const char* const kOverflow = "ERR increment or decrement would overflow";
+inline const char* const kSyntax = "ERR syntax error";
+
+// Redis's string2ll: optional '-', no '+', no leading zeros, no spaces, fits in int64.
+bool parse_strict_int(std::string_view text, std::int64_t& out);
+// Redis's string2d (scores, range bounds): strtod over the whole text, no leading space, no NaN,
+// no overflow to infinity or underflow to zero.
+bool parse_strict_double(const std::string& text, double& out);
+std::string lower(std::string_view text);
+
+// Per-call helpers shared by the handlers: lazy expiry on lookup, creation, TTLs.
+struct MockStore::Context {
+  MockStore& store;
+  const Command& argv;
+  TimeUs now_us;
+
+  // The live entry for `key`, or nullptr (an expired key is deleted on the way, as Redis does).
+  Entry* lookup(const std::string& key) {
+    auto it = store.keys_.find(key);
+    if (it == store.keys_.end()) return nullptr;
+    if (it->second.expire_at_us >= 0 && it->second.expire_at_us <= now_us) {
+      store.keys_.erase(it);
+      return nullptr;
+    }
+    return &it->second;
+  }
+  // The live entry for `key` if it has `type`; `wrong_type` is set when it has another.
+  Entry* lookup_typed(const std::string& key, Type type, bool& wrong_type) {
+    Entry* entry = lookup(key);
+    wrong_type = entry != nullptr && entry->type != type;
+    return wrong_type ? nullptr : entry;
+  }
+  // A fresh value of `type` at `key` (no TTL); an existing key's expiry-heap entry is kept, so
+  // overwriting a key never adds heap entries.
+  Entry& create(const std::string& key, Type type);
+  void set_ttl(const std::string& key, Entry& entry, TimeUs expire_at_us) {
+    entry.expire_at_us = expire_at_us;
+    if (entry.heap_at_us < 0 || expire_at_us < entry.heap_at_us) {
+      entry.heap_at_us = expire_at_us;
+      store.track_expiry(key, expire_at_us);
+    }
+  }
+  void erase(const std::string& key) { store.keys_.erase(key); }
+  std::string name() const { return lower(argv[0]); }
+  LuaEngine& lua() { return store.lua(); }
+  void flush_scripts() { store.lua_.reset(); }
+  Reply dispatch_in_script(const Command& command) { return store.dispatch(command, now_us, true); }
+};
+
+// Sorted-set commands (mock_zset.cpp).
+Reply cmd_zadd(MockStore::Context& ctx);
+Reply cmd_zincrby(MockStore::Context& ctx);
+Reply cmd_zrem(MockStore::Context& ctx);
+Reply cmd_zcard(MockStore::Context& ctx);
+Reply cmd_zscore(MockStore::Context& ctx);
+Reply cmd_zcount(MockStore::Context& ctx);
+Reply cmd_zrange(MockStore::Context& ctx);
+Reply cmd_zrangebyscore(MockStore::Context& ctx);
+Reply cmd_zremrangebyscore(MockStore::Context& ctx);
+
+}  // namespace rlsim

@@ -1,0 +1,214 @@
+#include "report/html_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace rlsim {
+namespace {
+
+// Time axes in minutes for runs of two minutes or more, else in seconds.
+struct TimeAxis {
+  double divisor_us;
+  const char* unit;
+};
+
+TimeAxis time_axis(const Scenario& scenario) {
+  return scenario.duration_us >= 2 * kUsPerMin ? TimeAxis{1.0 * kUsPerMin, "minutes"}
+                                               : TimeAxis{1.0 * kUsPerS, "seconds"};
+}
+
+double worst_overshoot(const StrategyResult& strategy) {
+  double worst = 0;
+  for (const auto& limit : strategy.totals.limits) worst = std::max(worst, limit.overshoot);
+  return worst;
+}
+
+std::int64_t worst_excess(const StrategyResult& strategy) {
+  std::int64_t worst = 0;
+  for (const auto& limit : strategy.totals.limits) worst = std::max(worst, limit.excess);
+  return worst;
+}
+
+std::int64_t worst_false_denials(const StrategyResult& strategy) {
+  std::int64_t worst = 0;
+  for (const auto& limit : strategy.totals.limits) worst = std::max(worst, limit.false_denials);
+  return worst;
+}
+
+double per_request(std::uint64_t total, std::int64_t offered) {
+  return offered == 0 ? 0.0 : static_cast<double>(total) / static_cast<double>(offered);
+}
+
+// The most admitted for one key in each window, drawn as a step from the window's start.
+ChartSeries admitted_series(const StrategyResult& strategy, const TimeAxis& axis,
+                            const std::string& color) {
+  ChartSeries series{strategy.label, color, {}, true, false};
+  for (const auto& point : strategy.totals.series) {
+    series.points.emplace_back(static_cast<double>(point.start_us) / axis.divisor_us,
+                               static_cast<double>(point.max_per_key));
+  }
+  return series;
+}
+
+const char* kStyle = R"(body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;
+margin:0 auto;max-width:1100px;padding:1rem 1.25rem 3rem;color:#1a1a1a;line-height:1.45;font-size:18px}
+h1{font-size:1.9rem;margin-bottom:.2rem}h2{font-size:1.4rem;margin-top:2.2rem;border-bottom:2px solid #ddd}
+code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em;background:#f3f3f3;padding:.1em .3em;border-radius:3px}
+.table-wrap{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:.95rem}
+th,td{padding:.35rem .6rem;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}
+th:first-child,td:first-child{text-align:left}thead th{background:#f3f3f3}
+.over{color:#b00020;font-weight:bold}.holds{color:#006b3c;font-weight:bold}
+svg.chart{width:100%;height:auto;max-width:1000px;display:block;margin:1rem 0}
+.meta{color:#444}.limits li{margin:.1rem 0}
+)";
+
+}  // namespace
+
+std::string verdict(double overshoot) {
+  if (overshoot <= 1.0001) return "holds the limit";
+  return fmt::format("{:.2f}x the limit", overshoot);
+}
+
+std::vector<Chart> report_charts(const RunResult& result) {
+  const Scenario& scenario = *result.scenario;
+  const TimeAxis axis = time_axis(scenario);
+  const double x_max = static_cast<double>(scenario.duration_us) / axis.divisor_us;
+  const Limit& first = scenario.limits.front();
+  std::vector<Chart> charts;
+
+  Chart overview;
+  overview.id = "admitted";
+  overview.title = fmt::format("Most admitted for one {} per {} window, against the limit of {}",
+                               to_string(first.key), format_duration(first.window_us), first.limit);
+  overview.x_label = fmt::format("time ({})", axis.unit);
+  overview.y_label = "admitted per window";
+  overview.x_max = x_max;
+  const auto& palette = chart_palette();
+  for (std::size_t i = 0; i < result.strategies.size(); ++i) {
+    overview.series.push_back(
+        admitted_series(result.strategies[i], axis, palette[i % palette.size()]));
+  }
+  overview.series.push_back(ChartSeries{
+      fmt::format("limit ({})", first.limit),
+      "#555555",
+      {{0.0, static_cast<double>(first.limit)}, {x_max, static_cast<double>(first.limit)}},
+      false,
+      true});
+  charts.push_back(std::move(overview));
+
+  if (!result.strategies.empty()) {
+    Chart instances;
+    instances.id = "instances";
+    instances.title = "Active app instances";
+    instances.x_label = fmt::format("time ({})", axis.unit);
+    instances.y_label = "instances";
+    instances.x_max = x_max;
+    ChartSeries series{"instances", palette[2], {}, true, false};
+    for (const auto& [at_us, count] : result.strategies.front().instance_counts)
+      series.points.emplace_back(static_cast<double>(at_us) / axis.divisor_us, count);
+    instances.series.push_back(std::move(series));
+    charts.push_back(std::move(instances));
+  }
+  return charts;
+}
+
+std::string report_html(const RunResult& result, const std::string& reproduce) {
+  const Scenario& scenario = *result.scenario;
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n";
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n";
+  out += fmt::format("<title>rlsim: {}</title>\n<style>{}</style>\n</head>\n<body>\n",
+                     xml_escape(scenario.name), kStyle);
+  out += fmt::format("<h1>rlsim: {}</h1>\n", xml_escape(scenario.name));
+  if (!scenario.description.empty())
+    out += fmt::format("<p id=\"description\">{}</p>\n", xml_escape(scenario.description));
+  out += "<ul class=\"limits\">\n";
+  for (const auto& limit : scenario.limits) {
+    out += fmt::format("<li>limit <b>{}</b>: {} per {} per {}</li>\n", xml_escape(limit.name),
+                       limit.limit, format_duration(limit.window_us), to_string(limit.key));
+  }
+  out += "</ul>\n";
+  out += fmt::format(
+      "<p class=\"meta\">seed {} &#183; {} simulated &#183; reproduce with "
+      "<code id=\"reproduce\">{}</code></p>\n",
+      result.seed, format_duration(scenario.duration_us), xml_escape(reproduce));
+
+  out += "<h2>Summary</h2>\n<div class=\"table-wrap\"><table id=\"summary\">\n<thead><tr>";
+  for (const char* heading : {"strategy", "verdict", "offered", "allowed", "denied", "errors",
+                              "overshoot", "rolling", "excess", "false denials", "Redis cmd/req",
+                              "round trips/req", "latency p50 &#181;s", "latency p99 &#181;s"}) {
+    out += fmt::format("<th>{}</th>", heading);
+  }
+  out += "</tr></thead>\n<tbody>\n";
+  for (const auto& strategy : result.strategies) {
+    const OracleTotals& totals = strategy.totals;
+    const double overshoot = worst_overshoot(strategy);
+    double rolling = 0;
+    for (const auto& limit : totals.limits) rolling = std::max(rolling, limit.rolling_overshoot);
+    out += fmt::format(
+        "<tr><td>{}</td><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td class=\"{}\">{:.2f}x</td><td>{:.2f}x</td><td>{}</td><td>{}</td><td>{:.2f}</td>"
+        "<td>{:.2f}</td><td>{}</td><td>{}</td></tr>\n",
+        xml_escape(strategy.label), overshoot > 1.0001 ? "over" : "holds", verdict(overshoot),
+        totals.offered, totals.allowed, totals.denied, totals.errors,
+        overshoot > 1.0001 ? "over" : "holds", overshoot, rolling, worst_excess(strategy),
+        worst_false_denials(strategy), per_request(strategy.redis_commands, totals.offered),
+        per_request(strategy.redis_round_trips, totals.offered), totals.latency_us.quantile(0.5),
+        totals.latency_us.quantile(0.99));
+  }
+  out += "</tbody>\n</table></div>\n";
+  out +=
+      "<p class=\"meta\">overshoot: the most admitted for one key in one aligned window, divided "
+      "by "
+      "the limit (measured on true time); rolling: the same over any interval of one window; "
+      "excess: admitted beyond the limit in all; false denials: denied although an ideal limiter "
+      "of the same algorithm would have admitted. Definitions: docs/metrics.md.</p>\n";
+
+  out += "<h2>Over time</h2>\n";
+  for (const auto& chart : report_charts(result)) out += render_svg(chart);
+
+  out += "</body>\n</html>\n";
+  return out;
+}
+
+std::string report_markdown(const RunResult& result, const std::string& reproduce,
+                            const std::vector<std::string>& chart_files) {
+  const Scenario& scenario = *result.scenario;
+  std::string out = fmt::format("# rlsim: {}\n\n", scenario.name);
+  if (!scenario.description.empty()) out += scenario.description + "\n\n";
+  for (const auto& limit : scenario.limits) {
+    out += fmt::format("- limit **{}**: {} per {} per {}\n", limit.name, limit.limit,
+                       format_duration(limit.window_us), to_string(limit.key));
+  }
+  out += fmt::format("\nseed {}; {} simulated; reproduce with `{}`\n\n## Summary\n\n", result.seed,
+                     format_duration(scenario.duration_us), reproduce);
+  out +=
+      "| strategy | verdict | offered | allowed | denied | errors | overshoot | rolling | excess | "
+      "false denials | Redis cmd/req | round trips/req | p50 us | p99 us |\n"
+      "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+  for (const auto& strategy : result.strategies) {
+    const OracleTotals& totals = strategy.totals;
+    double rolling = 0;
+    for (const auto& limit : totals.limits) rolling = std::max(rolling, limit.rolling_overshoot);
+    // A '|' inside a label would split the cell.
+    std::string label = strategy.label;
+    for (std::size_t at = label.find('|'); at != std::string::npos; at = label.find('|', at + 2))
+      label.replace(at, 1, "\\|");
+    out += fmt::format(
+        "| {} | {} | {} | {} | {} | {} | {:.2f}x | {:.2f}x | {} | {} | {:.2f} | {:.2f} | {} | {} "
+        "|\n",
+        label, verdict(worst_overshoot(strategy)), totals.offered, totals.allowed, totals.denied,
+        totals.errors, worst_overshoot(strategy), rolling, worst_excess(strategy),
+        worst_false_denials(strategy), per_request(strategy.redis_commands, totals.offered),
+        per_request(strategy.redis_round_trips, totals.offered), totals.latency_us.quantile(0.5),
+        totals.latency_us.quantile(0.99));
+  }
+  out +=
+      "\nDefinitions of every metric: docs/metrics.md in the rlsim repository.\n\n## Over time\n\n";
+  const std::vector<Chart> charts = report_charts(result);
+  for (std::size_t i = 0; i < charts.size() && i < chart_files.size(); ++i)
+    out += fmt::format("![{}]({})\n\n", charts[i].title, chart_files[i]);
+  return out;
+}
+
+}  // namespace rlsim
