@@ -1,0 +1,146 @@
+// multi_limit: the lesson's check_multi_limits(). For every limit (per user, per IP, per endpoint):
+//   INCR rl:<kind>:<value>:<window>; EXPIRE rl:<kind>:<value>:<window> <2 windows>
+// pipelined: all 2 x L commands in one round trip; otherwise one round trip per limit. Denied when
+// any count exceeds its limit. This file also holds the helpers the four hybrid strategies share.
+#include <fmt/format.h>
+
+#include "strategy/hybrid.h"
+
+namespace rlsim {
+namespace hybrid {
+
+std::string counter_key(const std::string& prefix, const Catalog& catalog, const Request& request,
+                        const Limit& limit, std::int64_t window) {
+  std::string key = prefix;
+  catalog.append_key_text(key, request, limit.key);
+  fmt::format_to(std::back_inserter(key), ":{}", window);
+  return key;
+}
+
+Command expire_two_windows(const std::string& key, const Limit& limit) {
+  const std::int64_t window_ms = limit.window_us / kUsPerMs;
+  return window_ms % 1000 == 0 ? command("EXPIRE", key, std::to_string(2 * window_ms / 1000))
+                               : command("PEXPIRE", key, std::to_string(2 * window_ms));
+}
+
+ParamSpec on_error_param() {
+  return {
+      "on_error",
+      "enum",
+      "allow",
+      "what to do when a Redis call fails or times out: allow (fail open) or deny (fail closed)",
+      {"allow", "deny"},
+      false};
+}
+
+}  // namespace hybrid
+
+namespace {
+
+using hybrid::command;
+
+class MultiLimit final : public Strategy {
+ public:
+  explicit MultiLimit(StrategyEnv env)
+      : env_(std::move(env)),
+        prefixes_(redis_key_prefixes(env_.limits)),
+        pipelined_(env_.params.at("pipelined").get<bool>()),
+        fail_open_(env_.params.at("on_error") == "allow") {}
+
+  Task<Decision> decide(Request request, const Instance& instance) override {
+    const std::size_t limit_count = env_.limits.size();
+    // INCR and EXPIRE for every limit, with each window computed once, at arrival, as the lesson
+    // computes now_window once.
+    std::vector<Command> commands = commands_for(request, instance);
+    std::vector<Reply> replies;
+    if (pipelined_) {
+      replies = co_await env_.redis.pipeline(std::move(commands));
+    } else {
+      // One round trip per limit, every limit sent even after one is over: the decisions are
+      // those of the pipelined mode, only the waiting differs.
+      for (std::size_t i = 0; i < limit_count; ++i) {
+        std::vector<Reply> pair = co_await env_.redis.pipeline(take_pair(commands, i));
+        for (Reply& reply : pair) replies.push_back(std::move(reply));
+      }
+    }
+    co_return judge(replies);
+  }
+
+ private:
+  std::vector<Command> commands_for(const Request& request, const Instance& instance) const {
+    std::vector<Command> commands;
+    commands.reserve(2 * env_.limits.size());
+    for (std::size_t i = 0; i < env_.limits.size(); ++i) {
+      const Limit& limit = env_.limits[i];
+      std::string key = hybrid::counter_key(prefixes_[i], env_.catalog, request, limit,
+                                            hybrid::window_of(limit, instance, env_.sim.now()));
+      commands.push_back(command("INCR", key));
+      commands.push_back(hybrid::expire_two_windows(key, limit));
+    }
+    return commands;
+  }
+
+  static std::vector<Command> take_pair(std::vector<Command>& commands, std::size_t limit_index) {
+    std::vector<Command> pair;
+    pair.push_back(std::move(commands[2 * limit_index]));
+    pair.push_back(std::move(commands[2 * limit_index + 1]));
+    return pair;
+  }
+
+  // The first limit (in scenario order) whose count is over, or whose INCR failed under fail
+  // closed, denies. A failed INCR under fail open skips its limit.
+  Decision judge(const std::vector<Reply>& replies) const {
+    Decision decision;
+    for (std::size_t i = 0; i < env_.limits.size(); ++i) {
+      const Reply& count = replies[2 * i];
+      if (count.is_error() || replies[2 * i + 1].is_error()) decision.error = true;
+      const bool over = count.is_error() ? !fail_open_ : count.integer > env_.limits[i].limit;
+      if (over && decision.allowed) {
+        decision.allowed = false;
+        decision.denied_by = static_cast<int>(i);
+      }
+    }
+    return decision;
+  }
+
+  StrategyEnv env_;
+  std::vector<std::string> prefixes_;
+  bool pipelined_;
+  bool fail_open_;
+};
+
+}  // namespace
+
+StrategyInfo multi_limit_info() {
+  return {
+      "multi_limit",
+      "every limit checked with INCR + EXPIRE per request, pipelined in one round trip or one "
+      "round "
+      "trip per limit",
+      "The lesson's check_multi_limits(): a request is checked against every limit of the "
+      "scenario (per user, per IP, per endpoint) with INCR rl:<kind>:<value>:<window> and EXPIRE "
+      "key <2 windows> for each, window = int(now // window) on the instance's clock. With "
+      "pipelined = true all 2 x L commands go in one pipeline, one round trip; with false each "
+      "limit's INCR + EXPIRE is its own round trip, L in a row. Denied when any count is over its "
+      "limit (denied_by is the first such limit). Pipelining does not reduce the commands Redis "
+      "runs, only the round trips: for three limits it saves 2/3 of the network latency. Every "
+      "limit is incremented, so a request denied by one limit still counts against the others, "
+      "which an exact limiter would not do (false_denials). on_error: allow skips a limit whose "
+      "INCR failed, deny denies.",
+      {{"pipelined",
+        "bool",
+        true,
+        "true: all limits' INCR + EXPIRE in one pipeline (one round trip); false: one round trip "
+        "per limit",
+        {},
+        false},
+       hybrid::on_error_param()},
+      Algorithm::kFixedWindow,
+      [](StrategyEnv env) -> std::unique_ptr<Strategy> {
+        return std::make_unique<MultiLimit>(std::move(env));
+      },
+      nullptr,
+      nullptr};
+}
+
+}  // namespace rlsim

@@ -1,0 +1,215 @@
+// sharded_global: the lesson's sharded global counter. A global limit is spread over N sub-keys:
+//   INCR rl:global:<window>:s<random k>; EXPIRE it <2 windows>     (writes spread over N keys)
+//   MGET rl:global:<window>:s0 ... s<N-1>; total = sum               (every read touches N keys)
+// allowed while total <= limit. Limits keyed on user, ip or endpoint keep a plain counter.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/check.h"
+#include "strategy/hybrid.h"
+
+namespace rlsim {
+namespace {
+
+using hybrid::command;
+
+class ShardedGlobal final : public Strategy {
+ public:
+  // Bounds the MGET each request sends and the per-shard counters.
+  static constexpr std::int64_t kMaxShards = 1000;
+
+  explicit ShardedGlobal(StrategyEnv env)
+      : env_(std::move(env)),
+        prefixes_(redis_key_prefixes(env_.limits)),
+        shards_(env_.params.at("shards").get<std::int64_t>()),
+        read_after_incr_(env_.params.at("read") == "after_incr"),
+        hash_tags_(env_.params.at("hash_tags").get<bool>()),
+        fail_open_(env_.params.at("on_error") == "allow"),
+        increments_(env_.limits.size()) {
+    RLSIM_CHECK(shards_ <= kMaxShards);  // the registry's check rejected larger values
+    for (std::size_t i = 0; i < env_.limits.size(); ++i) {
+      if (env_.limits[i].key == LimitKey::kGlobal)
+        increments_[i].assign(static_cast<std::size_t>(shards_), 0);
+    }
+  }
+
+  Task<Decision> decide(Request request, const Instance& instance) override {
+    Plan plan = plan_for(request, instance);
+    std::vector<Reply> replies = co_await env_.redis.pipeline(std::move(plan.writes));
+    std::vector<Reply> totals;
+    if (read_after_incr_) {
+      // The lesson's global_incr() and then global_total(): a second round trip, during which
+      // other instances' increments land and are counted too.
+      totals = co_await env_.redis.pipeline(std::move(plan.reads));
+    } else {
+      // MGET right behind the INCR in the same pipeline (the default).
+      const std::size_t writes = replies.size() - plan.reads.size();
+      for (std::size_t r = writes; r < replies.size(); ++r) totals.push_back(std::move(replies[r]));
+      replies.resize(writes);
+    }
+    co_return judge(replies, totals);
+  }
+
+  void write_metrics(nlohmann::ordered_json& out) const override {
+    out["shards"] = shards_;
+    nlohmann::ordered_json limits = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < env_.limits.size(); ++i) {
+      const auto& counts = increments_[i];
+      if (counts.empty()) continue;
+      std::int64_t total = 0;
+      for (const std::int64_t count : counts) total += count;
+      const std::int64_t hottest = *std::max_element(counts.begin(), counts.end());
+      nlohmann::ordered_json entry;
+      entry["limit"] = env_.limits[i].name;
+      entry["increments_per_shard"] = counts;
+      entry["max_shard_increments"] = hottest;
+      entry["min_shard_increments"] = *std::min_element(counts.begin(), counts.end());
+      // The hottest key's share of the writes: 1.0 for one global key, about 1/N when sharded.
+      entry["hottest_key_share"] =
+          total == 0
+              ? 0.0
+              : static_cast<double>(static_cast<std::int64_t>(
+                    10000.0 * static_cast<double>(hottest) / static_cast<double>(total) + 0.5)) /
+                    10000.0;
+      entry["keys_read_per_request"] = shards_;
+      limits.push_back(entry);
+    }
+    out["global_limits"] = limits;
+  }
+
+ private:
+  // The commands of one request: `writes` has INCR + EXPIRE per limit (the global ones on a random
+  // shard), `reads` one MGET per global limit; with read = "pipelined" the reads ride along.
+  struct Plan {
+    std::vector<Command> writes;
+    std::vector<Command> reads;
+  };
+
+  std::string shard_key(std::size_t limit_index, std::int64_t window, std::int64_t shard) const {
+    if (!hash_tags_) return fmt::format("{}{}:s{}", prefixes_[limit_index], window, shard);
+    // rl:{global-s3}:<window>: the hash tag puts each shard in its own Redis Cluster slot.
+    const std::string& prefix = prefixes_[limit_index];
+    const std::string name = prefix.substr(3, prefix.size() - 4);  // "rl:global:" -> "global"
+    return fmt::format("rl:{{{}-s{}}}:{}", name, shard, window);
+  }
+
+  Plan plan_for(const Request& request, const Instance& instance) {
+    Plan plan;
+    for (std::size_t i = 0; i < env_.limits.size(); ++i) {
+      const Limit& limit = env_.limits[i];
+      const std::int64_t window = hybrid::window_of(limit, instance, env_.sim.now());
+      std::string key;
+      if (limit.key == LimitKey::kGlobal) {
+        const auto shard =
+            static_cast<std::int64_t>(env_.rng.below(static_cast<std::uint64_t>(shards_)));
+        ++increments_[i][static_cast<std::size_t>(shard)];
+        key = shard_key(i, window, shard);
+        Command mget = command("MGET");
+        for (std::int64_t k = 0; k < shards_; ++k) mget.push_back(shard_key(i, window, k));
+        plan.reads.push_back(std::move(mget));
+      } else {
+        key = hybrid::counter_key(prefixes_[i], env_.catalog, request, limit, window);
+      }
+      plan.writes.push_back(command("INCR", key));
+      plan.writes.push_back(hybrid::expire_two_windows(key, limit));
+    }
+    if (!read_after_incr_) {
+      for (Command& read : plan.reads) plan.writes.push_back(std::move(read));
+    }
+    return plan;
+  }
+
+  // writes: INCR, EXPIRE per limit; totals: one MGET reply per global limit, in limit order.
+  Decision judge(const std::vector<Reply>& writes, const std::vector<Reply>& totals) const {
+    Decision decision;
+    std::size_t next_total = 0;
+    for (std::size_t i = 0; i < env_.limits.size(); ++i) {
+      const Reply& incr = writes[2 * i];
+      if (incr.is_error() || writes[2 * i + 1].is_error()) decision.error = true;
+      bool failed = incr.is_error();
+      std::int64_t count = incr.integer;
+      if (env_.limits[i].key == LimitKey::kGlobal) {
+        const Reply& mget = totals[next_total++];
+        failed = failed || mget.is_error();
+        if (mget.is_error()) decision.error = true;
+        count = mget.is_error() ? 0 : sum(mget);
+        // What this request saw of the others: the total minus its own increment.
+        if (i == 0 && !mget.is_error()) decision.observed_count = count - (incr.is_error() ? 0 : 1);
+      }
+      const bool over = failed ? !fail_open_ : count > env_.limits[i].limit;
+      if (over && decision.allowed) {
+        decision.allowed = false;
+        decision.denied_by = static_cast<int>(i);
+      }
+    }
+    return decision;
+  }
+
+  // sum(int(v or 0) for v in values), as the lesson's global_total().
+  static std::int64_t sum(const Reply& mget) {
+    std::int64_t total = 0;
+    for (const Reply& value : mget.elements) {
+      if (value.type == Reply::Type::kBulk) total += std::stoll(value.text);
+    }
+    return total;
+  }
+
+  StrategyEnv env_;
+  std::vector<std::string> prefixes_;
+  std::int64_t shards_;
+  bool read_after_incr_;
+  bool hash_tags_;
+  bool fail_open_;
+  std::vector<std::vector<std::int64_t>> increments_;  // [limit index][shard], global limits only
+};
+
+}  // namespace
+
+StrategyInfo sharded_global_info() {
+  return {
+      "sharded_global",
+      "global limit spread over N sub-counters: INCR a random shard, MGET all N for the total",
+      "The lesson's sharded global counter for a limit keyed on global: instead of one hot key, N "
+      "sub-keys rl:global:<window>:s<k> (shards, default 10). Each request sends INCR to a random "
+      "shard plus EXPIRE <2 windows>, and reads the total with MGET over all N shards; it is "
+      "allowed while the total is at most the limit. With read = pipelined (the default) the MGET "
+      "rides in the same pipeline as the INCR, one round trip; with after_incr it is a second "
+      "round trip, as in the lesson's two functions, and the total also counts what other "
+      "instances added in between. Limits keyed on user, ip or endpoint use a plain INCR + EXPIRE "
+      "counter in the same pipeline. The trade-off: the hottest key takes 1/N of the writes "
+      "(strategy_metrics shows the spread), but every read touches N keys, and the total a request "
+      "reads is not the exact count at its decision (the oracle's staleness). hash_tags = true "
+      "names shards rl:{global-s<k>}:<window> so that each lands in its own Redis Cluster slot.",
+      {{"shards", "int", 10, "number of sub-counters the global limit is spread over", {}, false},
+       {"read",
+        "enum",
+        "pipelined",
+        "pipelined: MGET in the same round trip as the INCR; after_incr: MGET in a second round "
+        "trip after the INCR reply",
+        {"pipelined", "after_incr"},
+        false},
+       {"hash_tags",
+        "bool",
+        false,
+        "false: keys rl:global:<window>:s<k> (lesson section 3); true: rl:{global-s<k>}:<window>, "
+        "one Redis Cluster slot per shard (lesson section 6)",
+        {},
+        false},
+       hybrid::on_error_param()},
+      Algorithm::kFixedWindow,
+      [](StrategyEnv env) -> std::unique_ptr<Strategy> {
+        return std::make_unique<ShardedGlobal>(std::move(env));
+      },
+      nullptr,
+      [](const nlohmann::json& params, const std::string&, std::string& field, std::string& error) {
+        const auto shards = params.at("shards").get<std::int64_t>();
+        if (shards <= ShardedGlobal::kMaxShards) return true;
+        field = "shards";
+        error = fmt::format("expected a positive integer of at most {}, got {}",
+                            ShardedGlobal::kMaxShards, shards);
+        return false;
+      }};
+}
+
+}  // namespace rlsim

@@ -1,0 +1,162 @@
+#pragma once
+// Drives one hybrid strategy (multi_limit, sharded_global, local_budget, token_reservation) made
+// from its StrategyInfo directly, so that these tests do not depend on the registry table: chosen
+// requests at chosen true times on chosen instances, decisions in request order, the mock store and
+// the server's counters open for inspection.
+#include <fmt/format.h>
+
+#include <deque>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "redis/mock_store.h"
+#include "scenario/load.h"
+#include "strategy/hybrid.h"
+
+namespace rlsim::testing {
+
+class HybridHarness final : public EventTarget {
+ public:
+  // `limits`: the JSON text of the limits array's elements; `params`: the strategy's parameters
+  // as a JSON object. Fixed round trip `rtt_us`, no service time; instance i's clock runs
+  // `clock_offsets_us[i]` ahead of true time.
+  HybridHarness(const StrategyInfo& info, const std::string& limits, const std::string& params,
+                std::vector<DurationUs> clock_offsets_us = {0}, DurationUs rtt_us = 1000,
+                DurationUs timeout_us = 50'000)
+      : scenario_(parse_scenario(
+            fmt::format(
+                R"({{"name": "t", "duration": "1h", "limits": [{}], "instances": {{"count": 1}},
+              "traffic": [{{"name": "u", "users": 100, "rate": "1/s", "ips": 10, "endpoints": ["/a", "/b"]}}],
+              "strategies": ["in_memory"]}})",
+                limits),
+            "t.json")),
+        catalog_(scenario_),
+        server_(sim_, store_, RedisTiming{rtt_us, rtt_us, 0, timeout_us}, Rng(1, "network")) {
+    std::string field, error;
+    auto resolved = resolve_params(info, nlohmann::json::parse(params), field, error);
+    if (!resolved) throw std::runtime_error(field + ": " + error);
+    strategy_ = info.make(StrategyEnv{sim_, server_, scenario_.limits, catalog_, *resolved,
+                                      Rng(1, "strategy"), ".", 1});
+    for (std::size_t i = 0; i < clock_offsets_us.size(); ++i) {
+      instances_.emplace_back();
+      instances_.back().id = static_cast<std::uint32_t>(i);
+      instances_.back().clock_offset_us = clock_offsets_us[i];
+      instances_.back().active = true;
+      strategy_->on_instance_start(instances_.back());
+    }
+  }
+
+  // Queues a request arriving at true time `at_us` on `instance`.
+  void request(TimeUs at_us, std::uint32_t instance = 0, std::uint32_t user = 0,
+               std::uint32_t ip = 0, std::uint32_t endpoint = 0) {
+    Pending pending;
+    pending.request.id = requests_.size();
+    pending.request.arrival_us = at_us;
+    pending.request.user = user;
+    pending.request.ip = ip;
+    pending.request.endpoint = endpoint;
+    pending.instance = instance;
+    requests_.push_back(pending);
+    sim_.schedule(at_us, this, requests_.size() - 1);
+  }
+  // Stops `instance` at true time `at_us` (its local state is lost).
+  void stop(TimeUs at_us, std::uint32_t instance) {
+    sim_.schedule(at_us, this, kStopFlag | instance);
+  }
+
+  // Runs everything queued; returns all decisions so far in request order.
+  std::vector<Decision> run() {
+    sim_.run_until(std::numeric_limits<TimeUs>::max());
+    std::vector<Decision> decisions;
+    for (const Pending& p : requests_) {
+      if (!p.done) throw std::runtime_error("a request was never decided");
+      decisions.push_back(p.decision);
+    }
+    return decisions;
+  }
+  // Admitted (1) or denied (0) per request: "1101".
+  std::string pattern() {
+    std::string out;
+    for (const Decision& d : run()) out += d.allowed ? '1' : '0';
+    return out;
+  }
+  // When each request was decided, in true microseconds.
+  std::vector<TimeUs> decided_at() const {
+    std::vector<TimeUs> times;
+    for (const Pending& p : requests_) times.push_back(p.decided_us);
+    return times;
+  }
+  nlohmann::ordered_json metrics() const {
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    strategy_->write_metrics(out);
+    return out;
+  }
+  // Runs `command` on the store at the time of the last command the server ran; the reply as
+  // redis-cli shows it.
+  std::string redis(const Command& command) {
+    return to_display(store_.inner.run(command, store_.last_now_us));
+  }
+  std::string get(const std::string& key) { return redis({"GET", key}); }
+
+  void on_event(std::uint64_t arg) override {
+    if ((arg & kStopFlag) != 0) {
+      Instance& instance = instances_[arg & ~kStopFlag];
+      instance.active = false;
+      strategy_->on_instance_stop(instance);
+      return;
+    }
+    Pending& p = requests_[arg];
+    p.context = this;
+    strategy_->decide(p.request, instances_[p.instance])
+        .start_detached(
+            [](void* context, Decision&& decision) {
+              auto* pending = static_cast<Pending*>(context);
+              pending->decision = decision;
+              pending->done = true;
+              pending->decided_us = pending->context->sim_.now();
+            },
+            &p);
+  }
+
+  Strategy& strategy() { return *strategy_; }
+  MockStore& store() { return store_.inner; }
+  const RedisStats& stats() const { return server_.stats(); }
+
+ private:
+  static constexpr std::uint64_t kStopFlag = 1ULL << 62;
+  struct Pending {
+    Request request;
+    std::uint32_t instance = 0;
+    Decision decision;
+    bool done = false;
+    TimeUs decided_us = -1;
+    HybridHarness* context = nullptr;
+  };
+
+  // The mock store, remembering when it last ran a command: run_until(max) leaves the simulator's
+  // clock at the far end, and the store's clock must not run backwards.
+  struct TimedStore final : DataStore {
+    MockStore inner;
+    TimeUs last_now_us = kEpochUnixUs;
+    void execute(std::span<const Command> commands, TimeUs server_now_us,
+                 std::vector<Reply>& replies) override {
+      last_now_us = server_now_us;
+      inner.execute(commands, server_now_us, replies);
+    }
+    std::size_t key_count() const override { return inner.key_count(); }
+  };
+
+  Scenario scenario_;
+  Simulator sim_;
+  TimedStore store_;
+  Catalog catalog_;
+  RedisServer server_;
+  std::unique_ptr<Strategy> strategy_;
+  std::deque<Instance> instances_;  // stable addresses: strategies keep references while deciding
+  std::deque<Pending> requests_;
+};
+
+}  // namespace rlsim::testing
