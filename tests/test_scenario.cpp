@@ -479,7 +479,7 @@ TEST_CASE("an unknown strategy is named with its index and the known names") {
   check_rejected({
       {with("/strategies/1", "token_magic"),
        "f.json: strategies[1]: unknown strategy \"token_magic\" (expected one of: in_memory, "
-       "redis_fixed_window)"},
+       "redis_fixed_window, redis_fixed_window_lua, "},
       {with("/strategies/1", {{"name", "token_magic"}}),
        "f.json: strategies[1]: unknown strategy \"token_magic\""},
       {with("/strategies/1", {{"name", "token_magic"}, {"label", "x"}}),

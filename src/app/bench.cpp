@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -75,7 +76,13 @@ constexpr const char* kBareLoop = "(bare event loop)";
 int command_bench(const BenchOptions& options) {
   std::vector<std::string> names = options.strategies;
   if (names.empty()) {
-    for (const auto& info : strategy_registry()) names.push_back(info.name);
+    for (const auto& info : strategy_registry()) {
+      // A strategy with a required parameter (custom_lua's script) has no default to bench.
+      if (std::any_of(info.params.begin(), info.params.end(),
+                      [](const ParamSpec& p) { return p.required; }))
+        continue;
+      names.push_back(info.name);
+    }
   }
   for (const auto& name : names) {
     if (name != kBareLoop && find_strategy(name) == nullptr) {

@@ -14,8 +14,8 @@
 #include "app/check.h"
 #include "app/commands.h"
 #include "app/exit_codes.h"
-#include "app/report_files.h"
 #include "app/expect.h"
+#include "app/report_files.h"
 #include "app/run.h"
 
 namespace {
@@ -98,8 +98,9 @@ int command_run(const RunOptions& options) {
     return exit_code::kOk;
   }
   std::cout << report_table(result, use_color());
-  std::cout << fmt::format("\nseed {}; reproduce with: {}\nreport: {} (also report.html, report.md)\n",
-                           result.seed, reproduce, (dir / "report.json").string());
+  std::cout << fmt::format(
+      "\nseed {}; reproduce with: {}\nreport: {} (also report.html, report.md)\n", result.seed,
+      reproduce, (dir / "report.json").string());
   if (options.check_determinism)
     std::cout << "determinism: ok (every strategy ran twice: same decisions, same report)\n";
   const std::string verdict = expectations_line(scenario, report);
@@ -120,7 +121,7 @@ int command_validate(const std::string& path) {
 
 int command_list() {
   for (const auto& info : strategy_registry())
-    std::cout << fmt::format("{:<20} {}\n", info.name, info.summary);
+    std::cout << fmt::format("{:<23} {}\n", info.name, info.summary);
   return exit_code::kOk;
 }
 
@@ -139,8 +140,11 @@ int command_explain(const std::string& name) {
   } else {
     std::cout << "\nparameters:\n";
     for (const auto& p : info->params)
-      std::cout << fmt::format("  {} ({}, default {}): {}\n", p.name, p.type,
-                               p.default_value.dump(), p.doc);
+      std::cout << fmt::format("  {} ({}, {}): {}\n", p.name, p.type,
+                               p.required                  ? std::string("required")
+                               : p.default_value.is_null() ? std::string("default: per limit")
+                                                           : "default " + p.default_value.dump(),
+                               p.doc);
   }
   return exit_code::kOk;
 }
@@ -179,7 +183,8 @@ int main(int argc, char** argv) {
       ->check(uint64_validator);
   run->add_flag("--json", run_options.json, "Print only the JSON report on stdout");
   run->add_option("--out", run_options.out_dir,
-                  "Directory for report.json, report.html, report.md and the chart SVGs (default: reports/<scenario name>)");
+                  "Directory for report.json, report.html, report.md and the chart SVGs (default: "
+                  "reports/<scenario name>)");
   run->add_flag("--check-determinism", run_options.check_determinism,
                 "Run every strategy twice and exit 1 unless decisions and reports are identical");
 

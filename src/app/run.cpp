@@ -17,6 +17,17 @@
 
 namespace rlsim {
 
+namespace {
+
+// Relative paths in strategy parameters (a custom_lua script) start at the scenario's folder.
+std::string scenario_dir_of(const Scenario& scenario) {
+  if (scenario.file.empty()) return ".";
+  const std::filesystem::path parent = std::filesystem::path(scenario.file).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+}  // namespace
+
 std::vector<ResolvedStrategy> resolve_strategies(const Scenario& scenario,
                                                  const std::string& file) {
   std::vector<ResolvedStrategy> resolved;
@@ -32,7 +43,7 @@ std::vector<ResolvedStrategy> resolve_strategies(const Scenario& scenario,
           fmt::format("unknown strategy \"{}\" (expected one of: {})", spec.name, names)));
     }
     std::string field, error;
-    auto params = resolve_params(*info, spec.params, field, error);
+    auto params = resolve_params(*info, spec.params, field, error, scenario_dir_of(scenario));
     if (!params)
       throw ScenarioError(scenario_error_message(file, spec.json_path + "." + field, error));
     resolved.push_back(ResolvedStrategy{info, spec.label, std::move(*params)});
@@ -49,9 +60,9 @@ class StrategyRun final : public RequestSink, public EventTarget {
         catalog_(scenario),
         server_(sim_, store_, timing_of(scenario.redis), Rng(seed, "network")),
         pool_(scenario.instances, scenario.balancer, seed),
-        strategy_(strategy.info->make(
-            StrategyEnv{sim_, server_, scenario.limits, catalog_, strategy.params,
-                        Rng(seed, "strategy"), scenario_dir(scenario), scenario.instances.count})),
+        strategy_(strategy.info->make(StrategyEnv{
+            sim_, server_, scenario.limits, catalog_, strategy.params, Rng(seed, "strategy"),
+            scenario_dir_of(scenario), scenario.instances.count})),
         oracle_(scenario.limits, strategy.info->algorithm, bucket_shapes(scenario, strategy)) {
     result_.label = strategy.label;
     result_.name = strategy.info->name;
@@ -116,12 +127,6 @@ class StrategyRun final : public RequestSink, public EventTarget {
 
   static RedisTiming timing_of(const RedisSpec& spec) {
     return RedisTiming{spec.rtt.p50_us, spec.rtt.p99_us, spec.service_time_us, spec.timeout_us};
-  }
-
-  static std::string scenario_dir(const Scenario& scenario) {
-    if (scenario.file.empty()) return ".";
-    const std::filesystem::path parent = std::filesystem::path(scenario.file).parent_path();
-    return parent.empty() ? "." : parent.string();
   }
 
   static std::vector<BucketShape> bucket_shapes(const Scenario& scenario,

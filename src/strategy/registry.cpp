@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/check.h"
+#include "strategy/hybrid.h"
 
 namespace rlsim {
 
@@ -232,6 +233,10 @@ const std::vector<StrategyInfo>& strategy_registry() {
        make_custom_lua,
        nullptr,
        check_custom_lua},
+      multi_limit_info(),
+      sharded_global_info(),
+      local_budget_info(),
+      token_reservation_info(),
   };
   return registry;
 }
