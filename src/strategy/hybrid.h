@@ -45,9 +45,6 @@ std::string counter_key(const std::string& prefix, const Catalog& catalog, const
 // number of seconds: a counter outlives its window by one window, as the lesson's 120 s for 60 s.
 Command expire_two_windows(const std::string& key, const Limit& limit);
 
-// The on_error parameter shared with redis_fixed_window: fail open or fail closed.
-ParamSpec on_error_param();
-
 // local_budget and token_reservation: each instance holds, per limit and key, tokens claimed from
 // a Redis counter in batches and spends them locally; only the claim differs. A request takes one
 // token of every limit; when an instance has none left it claims `batch` more (one claim at a time

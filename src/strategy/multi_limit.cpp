@@ -23,16 +23,6 @@ Command expire_two_windows(const std::string& key, const Limit& limit) {
                                : command("PEXPIRE", key, std::to_string(2 * window_ms));
 }
 
-ParamSpec on_error_param() {
-  return {
-      "on_error",
-      "enum",
-      "allow",
-      "what to do when a Redis call fails or times out: allow (fail open) or deny (fail closed)",
-      {"allow", "deny"},
-      false};
-}
-
 }  // namespace hybrid
 
 namespace {
@@ -134,7 +124,7 @@ StrategyInfo multi_limit_info() {
         "per limit",
         {},
         false},
-       hybrid::on_error_param()},
+       on_error_param()},
       Algorithm::kFixedWindow,
       [](StrategyEnv env) -> std::unique_ptr<Strategy> {
         return std::make_unique<MultiLimit>(std::move(env));

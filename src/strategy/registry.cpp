@@ -18,6 +18,16 @@ std::vector<std::string> redis_key_prefixes(const std::vector<Limit>& limits) {
   return prefixes;
 }
 
+ParamSpec on_error_param() {
+  return ParamSpec{
+      "on_error",
+      "enum",
+      "allow",
+      "what to do when a Redis call fails or times out: allow (fail open) or deny (fail closed)",
+      {"allow", "deny"},
+      false};
+}
+
 namespace {
 
 // A parameter with a default (an optional one).
@@ -29,16 +39,6 @@ ParamSpec param(std::string name, std::string type, nlohmann::json default_value
 // A parameter the scenario must give.
 ParamSpec required_param(std::string name, std::string type, std::string doc) {
   return ParamSpec{std::move(name), std::move(type), nullptr, std::move(doc), {}, true};
-}
-
-ParamSpec on_error_param() {
-  return ParamSpec{
-      "on_error",
-      "enum",
-      "allow",
-      "what to do when a Redis call fails or times out: allow (fail open) or deny (fail closed)",
-      {"allow", "deny"},
-      false};
 }
 
 BucketShape token_bucket_shape(const nlohmann::json& params, const Limit& limit) {

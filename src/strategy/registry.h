@@ -43,6 +43,8 @@ struct StrategyInfo {
 };
 
 const std::vector<StrategyInfo>& strategy_registry();
+// The `on_error` parameter every Redis strategy takes: allow (fail open) or deny (fail closed).
+ParamSpec on_error_param();
 const StrategyInfo* find_strategy(std::string_view name);
 // "in_memory, redis_fixed_window, ...": every registered name, for error messages.
 std::string strategy_names();

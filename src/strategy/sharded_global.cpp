@@ -196,7 +196,7 @@ StrategyInfo sharded_global_info() {
         "one Redis Cluster slot per shard (lesson section 6)",
         {},
         false},
-       hybrid::on_error_param()},
+       on_error_param()},
       Algorithm::kFixedWindow,
       [](StrategyEnv env) -> std::unique_ptr<Strategy> {
         return std::make_unique<ShardedGlobal>(std::move(env));
