@@ -139,6 +139,34 @@ TEST_CASE("verdicts say whether the limit held") {
   CHECK(verdict(0.5) == "holds the limit");
   CHECK(verdict(10.0) == "10.00x the limit");
   CHECK(verdict(1.34) == "1.34x the limit");
+  CHECK(verdict(1.004) == "1.004x the limit");
+  CHECK(verdict(1.009) == "1.01x the limit");
+  CHECK(format_ratio(1.0) == "1.00x");
+  CHECK(format_ratio(2.0) == "2.00x");
+}
+
+TEST_CASE("a long legend wraps onto more rows and the chart grows to fit") {
+  Chart chart;
+  chart.id = "legend";
+  chart.title = "t";
+  for (int i = 0; i < 8; ++i)
+    chart.series.push_back({"a_rather_long_strategy_label_" + std::to_string(i),
+                            "#000000",
+                            {{0, 1}, {1, 2}},
+                            false,
+                            false});
+  const std::string svg = render_svg(chart);
+  CHECK(xml_problem(svg).empty());
+  CHECK(svg.find("viewBox=\"0 0 720 320\"") == std::string::npos);  // taller than one row
+  // Every series has its legend entry inside the chart's width.
+  for (int i = 0; i < 8; ++i)
+    CHECK(svg.find(">a_rather_long_strategy_label_" + std::to_string(i) + "</text>") !=
+          std::string::npos);
+  std::size_t at = 0;
+  while ((at = svg.find("<text x=\"", at)) != std::string::npos) {
+    at += 9;
+    CHECK(std::stod(svg.substr(at)) < 720);
+  }
 }
 
 TEST_CASE("the Markdown report has the summary table and links its charts") {

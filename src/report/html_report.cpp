@@ -65,9 +65,15 @@ svg.chart{width:100%;height:auto;max-width:1000px;display:block;margin:1rem 0}
 
 }  // namespace
 
+std::string format_ratio(double ratio) {
+  // Three decimals where two would show an overshoot as "1.00x".
+  return ratio > 1.0001 && ratio < 1.005 ? fmt::format("{:.3f}x", ratio)
+                                         : fmt::format("{:.2f}x", ratio);
+}
+
 std::string verdict(double overshoot) {
   if (overshoot <= 1.0001) return "holds the limit";
-  return fmt::format("{:.2f}x the limit", overshoot);
+  return format_ratio(overshoot) + " the limit";
 }
 
 std::vector<Chart> report_charts(const RunResult& result) {
@@ -147,12 +153,13 @@ std::string report_html(const RunResult& result, const std::string& reproduce) {
     for (const auto& limit : totals.limits) rolling = std::max(rolling, limit.rolling_overshoot);
     out += fmt::format(
         "<tr><td>{}</td><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td class=\"{}\">{:.2f}x</td><td>{:.2f}x</td><td>{}</td><td>{}</td><td>{:.2f}</td>"
+        "<td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2f}</td>"
         "<td>{:.2f}</td><td>{}</td><td>{}</td></tr>\n",
         xml_escape(strategy.label), overshoot > 1.0001 ? "over" : "holds", verdict(overshoot),
         totals.offered, totals.allowed, totals.denied, totals.errors,
-        overshoot > 1.0001 ? "over" : "holds", overshoot, rolling, worst_excess(strategy),
-        worst_false_denials(strategy), per_request(strategy.redis_commands, totals.offered),
+        overshoot > 1.0001 ? "over" : "holds", format_ratio(overshoot), format_ratio(rolling),
+        worst_excess(strategy), worst_false_denials(strategy),
+        per_request(strategy.redis_commands, totals.offered),
         per_request(strategy.redis_round_trips, totals.offered), totals.latency_us.quantile(0.5),
         totals.latency_us.quantile(0.99));
   }
@@ -195,11 +202,12 @@ std::string report_markdown(const RunResult& result, const std::string& reproduc
     for (std::size_t at = label.find('|'); at != std::string::npos; at = label.find('|', at + 2))
       label.replace(at, 1, "\\|");
     out += fmt::format(
-        "| {} | {} | {} | {} | {} | {} | {:.2f}x | {:.2f}x | {} | {} | {:.2f} | {:.2f} | {} | {} "
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {} | {} "
         "|\n",
         label, verdict(worst_overshoot(strategy)), totals.offered, totals.allowed, totals.denied,
-        totals.errors, worst_overshoot(strategy), rolling, worst_excess(strategy),
-        worst_false_denials(strategy), per_request(strategy.redis_commands, totals.offered),
+        totals.errors, format_ratio(worst_overshoot(strategy)), format_ratio(rolling),
+        worst_excess(strategy), worst_false_denials(strategy),
+        per_request(strategy.redis_commands, totals.offered),
         per_request(strategy.redis_round_trips, totals.offered), totals.latency_us.quantile(0.5),
         totals.latency_us.quantile(0.99));
   }

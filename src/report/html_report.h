@@ -18,6 +18,8 @@ std::vector<Chart> report_charts(const RunResult& result);
 
 // A one-line verdict on a strategy's worst overshoot ("holds the limit", "10.00x the limit").
 std::string verdict(double overshoot);
+// A ratio as "1.34x", with three decimals where two would hide an overshoot ("1.004x").
+std::string format_ratio(double ratio);
 
 }  // namespace rlsim
 

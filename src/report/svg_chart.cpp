@@ -86,6 +86,20 @@ std::string render_svg(const Chart& chart) {
   const double y_top = std::max(y_step, std::ceil(y_max * 1.05 / y_step) * y_step);
   const double x_step = nice_step(x_max);
   const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
+  // The legend wraps onto as many rows as it needs under the plot; the chart grows to fit them.
+  constexpr double kLegendRow = 20;
+  std::vector<std::pair<double, double>> legend_at;  // (x, row) per series
+  double legend_x = kLeft, legend_row = 0;
+  for (const auto& series : chart.series) {
+    const double width = 40 + 7.5 * static_cast<double>(series.name.size());
+    if (legend_x > kLeft && legend_x + width > kWidth - kRight) {
+      legend_x = kLeft;
+      ++legend_row;
+    }
+    legend_at.emplace_back(legend_x, legend_row);
+    legend_x += width;
+  }
+  const double height = kHeight + legend_row * kLegendRow;
   const auto px = [&](double x) { return kLeft + x / x_max * plot_w; };
   const auto py = [&](double y) { return kTop + plot_h - y / y_top * plot_h; };
 
@@ -93,11 +107,11 @@ std::string render_svg(const Chart& chart) {
       "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"chart-{}\" class=\"chart\" viewBox=\"0 0 {} "
       "{}\" role=\"img\" aria-labelledby=\"chart-{}-title\" font-family=\"sans-serif\" "
       "font-size=\"13\">\n",
-      xml_escape(chart.id), kWidth, kHeight, xml_escape(chart.id));
+      xml_escape(chart.id), kWidth, height, xml_escape(chart.id));
   out += fmt::format(
       "<title id=\"chart-{}-title\">{}</title>\n<rect width=\"{}\" height=\"{}\" "
       "fill=\"#ffffff\"/>\n",
-      xml_escape(chart.id), xml_escape(chart.title), kWidth, kHeight);
+      xml_escape(chart.id), xml_escape(chart.title), kWidth, height);
   out += fmt::format("<text x=\"{}\" y=\"22\" font-size=\"16\" font-weight=\"bold\">{}</text>\n",
                      coord(kLeft), xml_escape(chart.title));
   // Fault windows first, so that lines are drawn over them.
@@ -138,8 +152,10 @@ std::string render_svg(const Chart& chart) {
       "fill=\"#333333\">{}</text>\n",
       coord(kTop + plot_h / 2), xml_escape(chart.y_label));
   // Series, then the legend under the plot.
-  double legend_x = kLeft;
-  for (const auto& series : chart.series) {
+  for (std::size_t index = 0; index < chart.series.size(); ++index) {
+    const ChartSeries& series = chart.series[index];
+    const auto [key_x, key_row] = legend_at[index];
+    const double key_y = kHeight - 12 + key_row * kLegendRow;
     std::string path;
     for (std::size_t i = 0; i < series.points.size(); ++i) {
       const auto [x, y] = series.points[i];
@@ -167,10 +183,9 @@ std::string render_svg(const Chart& chart) {
     out += fmt::format(
         "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"3\"{}/>"
         "<text x=\"{}\" y=\"{}\" fill=\"#333333\">{}</text>\n",
-        coord(legend_x), coord(kHeight - 12), coord(legend_x + 22), coord(kHeight - 12),
-        xml_escape(series.color), series.dashed ? " stroke-dasharray=\"6 4\"" : "",
-        coord(legend_x + 27), coord(kHeight - 8), xml_escape(series.name));
-    legend_x += 40 + 7.5 * static_cast<double>(series.name.size());
+        coord(key_x), coord(key_y), coord(key_x + 22), coord(key_y), xml_escape(series.color),
+        series.dashed ? " stroke-dasharray=\"6 4\"" : "", coord(key_x + 27), coord(key_y + 4),
+        xml_escape(series.name));
   }
   out += "</svg>\n";
   return out;
