@@ -74,19 +74,29 @@ constexpr const char* kBareLoop = "(bare event loop)";
 }  // namespace
 
 int command_bench(const BenchOptions& options) {
+  // A strategy with a required parameter (custom_lua's script) has no default to bench.
+  const auto needs_parameters = [](const StrategyInfo& info) {
+    return std::any_of(info.params.begin(), info.params.end(),
+                       [](const ParamSpec& p) { return p.required; });
+  };
   std::vector<std::string> names = options.strategies;
   if (names.empty()) {
     for (const auto& info : strategy_registry()) {
-      // A strategy with a required parameter (custom_lua's script) has no default to bench.
-      if (std::any_of(info.params.begin(), info.params.end(),
-                      [](const ParamSpec& p) { return p.required; }))
-        continue;
-      names.push_back(info.name);
+      if (!needs_parameters(info)) names.push_back(info.name);
     }
   }
   for (const auto& name : names) {
-    if (name != kBareLoop && find_strategy(name) == nullptr) {
-      std::cerr << fmt::format("rlsim: unknown strategy \"{}\"\n", name);
+    const StrategyInfo* info = find_strategy(name);
+    if (info == nullptr) {
+      std::cerr << fmt::format("rlsim: unknown strategy \"{}\" (expected one of: {})\n", name,
+                               strategy_names());
+      return exit_code::kBadInput;
+    }
+    if (needs_parameters(*info)) {
+      std::cerr << fmt::format(
+          "rlsim: bench: {} needs parameters only a scenario can give (see rlsim explain {}); "
+          "measure it with rlsim run on a scenario\n",
+          name, name);
       return exit_code::kBadInput;
     }
   }
