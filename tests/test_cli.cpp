@@ -784,3 +784,18 @@ TEST_CASE("check --baseline passes against its own report and names each changed
   CHECK(other.err ==
         "rlsim: other.json: no scenario named \"other\" among the scenarios checked\n");
 }
+
+TEST_CASE("bench reports figures next to the bare loop; bad strategy names exit 2") {
+  const Workspace ws;
+  const auto bench = ws.rlsim("bench --requests 2000 --strategy in_memory");
+  CHECK(bench.status == 0);
+  CHECK_THAT(bench.out, Contains("(bare event loop)"));
+  CHECK_THAT(bench.out, Contains("\nin_memory "));
+  CHECK_THAT(bench.out, Contains("vs_bare"));
+  const auto unknown = ws.rlsim("bench --requests 2000 --strategy token_magic");
+  CHECK(unknown.status == 2);
+  CHECK_THAT(unknown.err, Contains("unknown strategy \"token_magic\""));
+  const auto needs_script = ws.rlsim("bench --requests 2000 --strategy custom_lua");
+  CHECK(needs_script.status == 2);
+  CHECK_THAT(needs_script.err, Contains("custom_lua needs parameters only a scenario can give"));
+}
