@@ -40,6 +40,10 @@ struct LuaLimits {
 // Doubles as Redis 7.0 prints them in replies (ZSCORE, WITHSCORES, {double=...}): "%.17g",
 // with "inf" and "-inf".
 std::string format_double(double value);
+// Writes `value` exactly as C's "%.17g" does (how Redis turns a Lua number into a command
+// argument) into `out` and returns the length; no allocation.
+constexpr std::size_t kDoubleChars = 32;  // "-1.2345678901234567e-308" and "-nan" fit
+std::size_t format_g17(double value, char (&out)[kDoubleChars]);
 
 class LuaEngine {
  public:
