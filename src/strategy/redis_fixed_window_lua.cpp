@@ -30,7 +30,9 @@ class RedisFixedWindowLua final : public PerLimitScriptStrategy {
     const std::int64_t window_ms = limit.window_us / kUsPerMs;
     // The window number from this instance's clock, as in redis_fixed_window.
     const std::int64_t window = local_now_us(instance) / kUsPerMs / window_ms;
-    out.push_back(limit_key(index, request, fmt::format(":{}", window)));
+    std::string key = limit_key(index, request, ":");
+    append_decimal(key, window);
+    out.push_back(std::move(key));
     out.push_back(std::to_string(2 * window_ms));
     return 1;
   }
