@@ -330,11 +330,11 @@ int deterministic_tostring(lua_State* L) {
   return 1;
 }
 
-// Whether `text` is a plain decimal ("-12", "1.5", "2e-3": optional '-', digits, an optional
-// fraction and exponent, nothing else); sets `value` to strtod's result for it. Other texts
-// (spaces, '+', hex, inf, nan, embedded NULs, overflow) answer false and take Lua's own path.
-bool parse_plain_decimal(const char* text, std::size_t size, lua_Number& value) {
-  const char* const end = text + size;
+}  // namespace
+
+bool parse_plain_decimal(std::string_view chars, double& value) {
+  const char* const text = chars.data();
+  const char* const end = text + chars.size();
   const char* p = text;
   const bool negative = p < end && *p == '-';
   if (negative) ++p;
@@ -370,6 +370,8 @@ bool parse_plain_decimal(const char* text, std::size_t size, lua_Number& value) 
   return true;
 }
 
+namespace {
+
 // Lua 5.1's tonumber (lbaselib.c luaB_tonumber), with a fast path for plain decimal strings: the
 // base library converts a string with strtod twice (lua_isnumber, then lua_tonumber), the
 // largest single cost of the rate-limit scripts. Same results and the same errors.
@@ -381,7 +383,7 @@ int fast_tonumber(lua_State* L) {
       std::size_t size = 0;
       const char* text = lua_tolstring(L, 1, &size);
       lua_Number value = 0;
-      if (parse_plain_decimal(text, size, value)) {
+      if (parse_plain_decimal(std::string_view(text, size), value)) {
         lua_pushnumber(L, value);
         return 1;
       }

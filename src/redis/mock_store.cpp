@@ -54,6 +54,11 @@ bool parse_strict_int(std::string_view text, std::int64_t& out) {
 }
 
 bool parse_strict_double(const std::string& text, double& out) {
+  // Fast path; a zero may be an underflow, which strtod's errno check below refuses.
+  if (double value = 0; parse_plain_decimal(text, value) && value != 0) {
+    out = value;
+    return true;
+  }
   if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
   errno = 0;
   char* end = nullptr;
@@ -431,6 +436,7 @@ Reply cmd_hmget(Ctx& ctx) {
   Entry* entry = hash_entry(ctx, false, error);
   if (error.is_error()) return error;
   std::vector<Reply> values;
+  values.reserve(ctx.argv.size() - 2);
   for (std::size_t i = 2; i < ctx.argv.size(); ++i) {
     const std::string* found = nullptr;
     if (entry != nullptr) {
