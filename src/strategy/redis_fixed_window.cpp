@@ -2,8 +2,6 @@
 //   count = INCR rl:user:42:<window>
 //   if count == 1: EXPIRE rl:user:42:<window> <2 * window>
 //   allowed while count <= limit
-#include <fmt/format.h>
-
 #include "strategy/registry.h"
 
 namespace rlsim {

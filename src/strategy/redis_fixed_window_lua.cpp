@@ -1,8 +1,6 @@
 // redis_fixed_window_lua: the lesson's fixed window with INCR and PEXPIRE in one script, so that a
 // counter can never exist without its TTL. Per limit:
 //   EVALSHA <sha> 1 rl:user:42:<window> <2 * window in ms>   -> the count; allowed while <= limit
-#include <fmt/format.h>
-
 #include "strategy/registry.h"
 #include "strategy/script.h"
 

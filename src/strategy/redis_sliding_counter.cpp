@@ -4,8 +4,6 @@
 //   EVALSHA <sha> 2 rl:{user:42}:<c-1> rl:{user:42}:<c> <window_us> <elapsed_us> <limit> <ttl_ms>
 // admitted iff previous * (window - elapsed) / window + current < limit; a denied request is not
 // counted.
-#include <fmt/format.h>
-
 #include "strategy/registry.h"
 #include "strategy/script.h"
 

@@ -2,8 +2,6 @@
 // the admission times; per limit one script call:
 //   EVALSHA <sha> 1 rl:user:42 <now_us> <window_us> <limit> <member> <ttl_ms>  -> 1 allowed, 0 not
 // It is exact: at most `limit` admissions in any (now - window, now] on the callers' clocks.
-#include <fmt/format.h>
-
 #include "strategy/registry.h"
 #include "strategy/script.h"
 
