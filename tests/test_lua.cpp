@@ -2,8 +2,10 @@
 // checked against redis-server 7.0.15 (the same cases run against it in test_redis_parity).
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <ctime>
+#include <cmath>
 #include <cstdio>
+#include <ctime>
+#include <limits>
 
 #include "core/sha1.h"
 #include "redis/mock_store.h"
@@ -49,6 +51,77 @@ TEST_CASE("Lua values become replies by Redis's rules") {
   CHECK(eval(store, "return redis.status_reply('st')") == "st");
   CHECK(eval(store, "return redis.sha1hex('abc')") ==
         "\"a9993e364706816aba3e25717850c26c9cd0d89d\"");
+}
+
+TEST_CASE("numbers become arguments exactly as \"%.17g\" prints them") {
+  const auto printf_g17 = [](double value) {
+    char buf[64];
+    const int size = std::snprintf(buf, sizeof(buf), "%.17g", value);
+    return std::string(buf, static_cast<std::size_t>(size));
+  };
+  const auto g17 = [](double value) {
+    char buf[kDoubleChars];
+    return std::string(buf, format_g17(value, buf));
+  };
+  // Hand-checked texts: the whole-number fast path, -0, fractions, exponents, the 2^53 edge.
+  CHECK(g17(0.0) == "0");
+  CHECK(g17(-0.0) == "-0");
+  CHECK(g17(1700000000123456.0) == "1700000000123456");
+  CHECK(g17(-42.0) == "-42");
+  CHECK(g17(0.5) == "0.5");
+  CHECK(g17(0.1) == "0.10000000000000001");
+  CHECK(g17(9007199254740992.0) == "9007199254740992");
+  CHECK(g17(1e17) == "1e+17");
+  CHECK(g17(1e-5) == "1.0000000000000001e-05");
+  CHECK(g17(std::numeric_limits<double>::infinity()) == "inf");
+  CHECK(g17(-std::numeric_limits<double>::infinity()) == "-inf");
+  // And against the C library over a spread of magnitudes, whole and fractional.
+  std::uint64_t state = 12345;
+  for (int i = 0; i < 20000; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const int exponent = static_cast<int>(state >> 58) - 20;  // 1e-20 .. 1e43
+    const double mantissa = static_cast<double>(state >> 11) / 9007199254740992.0;
+    double value = mantissa * std::pow(10.0, exponent);
+    if (i % 3 == 0) value = std::round(value);
+    if (i % 2 == 0) value = -value;
+    INFO(value);
+    REQUIRE(g17(value) == printf_g17(value));
+  }
+}
+
+TEST_CASE("tonumber converts as Lua 5.1's strtod-based tonumber") {
+  MockStore store;
+  // Each line answers its value (as an integer reply of value * 4, exact for these) or -1 for nil.
+  const auto num = [&](const std::string& expr) {
+    return eval(store, "local v = " + expr + " if v == nil then return -1 end return v * 4");
+  };
+  CHECK(num("tonumber('1700000000123456')") == "(integer) 6800000000493824");
+  CHECK(num("tonumber('9007199254740993') - 9007199254740990") == "(integer) 8");  // rounds to 2^53
+  CHECK(num("tonumber('-12')") == "(integer) -48");
+  CHECK(num("tonumber('1.25')") == "(integer) 5");
+  CHECK(num("tonumber('2.5e1')") == "(integer) 100");
+  CHECK(num("tonumber('1.')") == "(integer) 4");
+  CHECK(num("tonumber('.5')") == "(integer) 2");
+  CHECK(num("tonumber(' 5 ')") == "(integer) 20");
+  CHECK(num("tonumber('+5')") == "(integer) 20");
+  CHECK(num("tonumber('0x10')") == "(integer) 64");
+  CHECK(num("tonumber('ff', 16)") == "(integer) 1020");
+  CHECK(num("tonumber(7)") == "(integer) 28");
+  CHECK(num("tonumber('12a')") == "(integer) -1");
+  CHECK(num("tonumber('1e')") == "(integer) -1");
+  CHECK(num("tonumber('')") == "(integer) -1");
+  CHECK(num("tonumber('-')") == "(integer) -1");
+  CHECK(num("tonumber({})") == "(integer) -1");
+  CHECK(eval(store, "return 1 / tonumber('-0') < 0") == "(integer) 1");
+  CHECK(eval(store, "return tonumber('1e400') == math.huge") == "(integer) 1");
+  CHECK(eval(store, "return tostring(tonumber('0.1'))") == "\"0.1\"");
+  CHECK(eval(store, "return tonumber('0.1') == 0.1") == "(integer) 1");
+  CHECK(eval(store, "return tonumber()") ==
+        "(error) ERR user_script:1: bad argument #1 to 'tonumber' (value expected)" +
+            where("return tonumber()"));
+  CHECK(eval(store, "return tonumber('1', 99)") ==
+        "(error) ERR user_script:1: bad argument #2 to 'tonumber' (base out of range)" +
+            where("return tonumber('1', 99)"));
 }
 
 TEST_CASE("replies become Lua values by Redis's rules") {

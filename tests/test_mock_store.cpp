@@ -176,6 +176,22 @@ TEST_CASE("sorted sets: ZADD options, ranges and exclusive bounds") {
         "(error) WRONGTYPE Operation against a key holding the wrong kind of value");
 }
 
+TEST_CASE("scores and bounds parse as Redis's strtod-based parsers") {
+  MockStore store;
+  // Plain decimals (the fast path) and what only strtod reads (the fallback) give one order.
+  CHECK(show(store, {"ZADD", "z", "1700000000123456", "a", "-0.5", "b", "2e-3", "c"}) ==
+        "(integer) 3");
+  CHECK(show(store, {"ZADD", "z", " 1", "d"}) == "(error) ERR value is not a valid float");
+  CHECK(show(store, {"ZADD", "z", "1e-400", "d"}) == "(error) ERR value is not a valid float");
+  CHECK(show(store, {"ZADD", "z", "1e400", "d"}) == "(error) ERR value is not a valid float");
+  CHECK(show(store, {"ZADD", "z", "0x10", "d", "+inf", "e", "0", "f"}) == "(integer) 3");
+  CHECK(show(store, {"ZRANGEBYSCORE", "z", "-1", "(0.002"}) == "[\"b\", \"f\"]");
+  CHECK(show(store, {"ZRANGEBYSCORE", "z", "(0", "16"}) == "[\"c\", \"d\"]");
+  CHECK(show(store, {"ZRANGEBYSCORE", "z", "1e15", "inf"}) == "[\"a\", \"e\"]");
+  CHECK(show(store, {"ZREMRANGEBYSCORE", "z", "0", "1700000000123455.5"}) == "(integer) 3");
+  CHECK(show(store, {"ZCARD", "z"}) == "(integer) 3");
+}
+
 TEST_CASE("hash increments, SETNX, INCRBYFLOAT, UNLINK and absolute expiry") {
   MockStore store;
   CHECK(show(store, {"HINCRBY", "h", "n", "5"}) == "(integer) 5");

@@ -40,6 +40,15 @@ struct LuaLimits {
 // Doubles as Redis 7.0 prints them in replies (ZSCORE, WITHSCORES, {double=...}): "%.17g",
 // with "inf" and "-inf".
 std::string format_double(double value);
+// Writes `value` exactly as C's "%.17g" does (how Redis turns a Lua number into a command
+// argument) into `out` and returns the length; no allocation.
+constexpr std::size_t kDoubleChars = 32;  // "-1.2345678901234567e-308" and "-nan" fit
+std::size_t format_g17(double value, char (&out)[kDoubleChars]);
+// Whether `text` is a plain decimal ("-12", "1.5", "2e-3": an optional '-', digits, an optional
+// fraction and exponent, nothing else) that converts without overflow; then `value` is what
+// strtod gives for it. Other texts (spaces, '+', hex, inf, nan, NULs) answer false, for the
+// caller's strtod path. Never allocates.
+bool parse_plain_decimal(std::string_view text, double& value);
 
 class LuaEngine {
  public:

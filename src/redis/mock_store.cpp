@@ -54,6 +54,11 @@ bool parse_strict_int(std::string_view text, std::int64_t& out) {
 }
 
 bool parse_strict_double(const std::string& text, double& out) {
+  // Fast path; a zero may be an underflow, which strtod's errno check below refuses.
+  if (double value = 0; parse_plain_decimal(text, value) && value != 0) {
+    out = value;
+    return true;
+  }
   if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
   errno = 0;
   char* end = nullptr;
@@ -72,10 +77,13 @@ std::string lower(std::string_view text) {
 
 MockStore::Entry& MockStore::Context::create(const std::string& key, Type type) {
   Entry& entry = store.keys_[key];
-  const TimeUs heap_at_us = entry.heap_at_us;
-  entry = Entry{};
+  // As a fresh Entry, except that the string value keeps its buffer (a SET per request then
+  // allocates nothing) and the expiry-heap time stays.
   entry.type = type;
-  entry.heap_at_us = heap_at_us;
+  entry.value.clear();
+  entry.hash.reset();
+  entry.zset.reset();
+  entry.expire_at_us = -1;
   if (type == Type::kHash) entry.hash = std::make_unique<Hash>();
   if (type == Type::kZSet) entry.zset = std::make_unique<ZSet>();
   return entry;
@@ -92,7 +100,9 @@ using Limits = std::numeric_limits<std::int64_t>;
 bool is_option(const std::string& arg, const char* lower_name) {
   std::size_t i = 0;
   for (; i < arg.size() && lower_name[i] != '\0'; ++i) {
-    if (std::tolower(static_cast<unsigned char>(arg[i])) != lower_name[i]) return false;
+    const char c = arg[i];  // ASCII lowering: no locale call per character
+    if (((c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c) != lower_name[i])
+      return false;
   }
   return i == arg.size() && lower_name[i] == '\0';
 }
@@ -426,6 +436,7 @@ Reply cmd_hmget(Ctx& ctx) {
   Entry* entry = hash_entry(ctx, false, error);
   if (error.is_error()) return error;
   std::vector<Reply> values;
+  values.reserve(ctx.argv.size() - 2);
   for (std::size_t i = 2; i < ctx.argv.size(); ++i) {
     const std::string* found = nullptr;
     if (entry != nullptr) {

@@ -49,6 +49,7 @@ struct ScoreRange {
 // Redis's zslParseRange bound: plain strtod over the rest of the text (so "" and "(" mean 0).
 bool parse_bound(const std::string& text, double& value, bool& exclusive) {
   exclusive = !text.empty() && text[0] == '(';
+  if (parse_plain_decimal(std::string_view(text).substr(exclusive ? 1 : 0), value)) return true;
   const char* start = text.c_str() + (exclusive ? 1 : 0);
   char* end = nullptr;
   value = std::strtod(start, &end);

@@ -1,8 +1,6 @@
 // redis_fixed_window_lua: the lesson's fixed window with INCR and PEXPIRE in one script, so that a
 // counter can never exist without its TTL. Per limit:
 //   EVALSHA <sha> 1 rl:user:42:<window> <2 * window in ms>   -> the count; allowed while <= limit
-#include <fmt/format.h>
-
 #include "strategy/registry.h"
 #include "strategy/script.h"
 
@@ -30,7 +28,9 @@ class RedisFixedWindowLua final : public PerLimitScriptStrategy {
     const std::int64_t window_ms = limit.window_us / kUsPerMs;
     // The window number from this instance's clock, as in redis_fixed_window.
     const std::int64_t window = local_now_us(instance) / kUsPerMs / window_ms;
-    out.push_back(limit_key(index, request, fmt::format(":{}", window)));
+    std::string key = limit_key(index, request, ":");
+    append_decimal(key, window);
+    out.push_back(std::move(key));
     out.push_back(std::to_string(2 * window_ms));
     return 1;
   }

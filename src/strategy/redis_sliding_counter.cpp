@@ -4,8 +4,6 @@
 //   EVALSHA <sha> 2 rl:{user:42}:<c-1> rl:{user:42}:<c> <window_us> <elapsed_us> <limit> <ttl_ms>
 // admitted iff previous * (window - elapsed) / window + current < limit; a denied request is not
 // counted.
-#include <fmt/format.h>
-
 #include "strategy/registry.h"
 #include "strategy/script.h"
 
@@ -44,8 +42,10 @@ class RedisSlidingCounter final : public PerLimitScriptStrategy {
     const std::int64_t elapsed_us = now_us - window * limit.window_us;
     const std::string prefix =
         hash_tagged_prefix(prefixes_[index], env_.catalog, request, limit.key);
-    out.push_back(fmt::format("{}{}", prefix, window - 1));
-    out.push_back(fmt::format("{}{}", prefix, window));
+    out.push_back(prefix);
+    append_decimal(out.back(), window - 1);
+    out.push_back(prefix);
+    append_decimal(out.back(), window);
     out.push_back(std::to_string(limit.window_us));
     out.push_back(std::to_string(elapsed_us));
     out.push_back(std::to_string(limit.limit));

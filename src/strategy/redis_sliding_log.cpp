@@ -2,8 +2,6 @@
 // the admission times; per limit one script call:
 //   EVALSHA <sha> 1 rl:user:42 <now_us> <window_us> <limit> <member> <ttl_ms>  -> 1 allowed, 0 not
 // It is exact: at most `limit` admissions in any (now - window, now] on the callers' clocks.
-#include <fmt/format.h>
-
 #include "strategy/registry.h"
 #include "strategy/script.h"
 
@@ -42,7 +40,12 @@ class RedisSlidingLog final : public PerLimitScriptStrategy {
     out.push_back(std::to_string(limit.window_us));
     out.push_back(std::to_string(limit.limit));
     // Two requests in the same microsecond must stay two members: time, instance, request id.
-    out.push_back(fmt::format("{}-{}-{}", now_us, instance.id, request.id));
+    std::string member = std::to_string(now_us);
+    member += '-';
+    append_decimal(member, instance.id);
+    member += '-';
+    append_decimal(member, static_cast<std::int64_t>(request.id));
+    out.push_back(std::move(member));
     // Every member is older than one window by then; two windows, as the lesson's 120 s for 60 s.
     out.push_back(std::to_string(2 * ((limit.window_us + kUsPerMs - 1) / kUsPerMs)));
     return 1;

@@ -65,6 +65,7 @@ Task<Decision> PerLimitScriptStrategy::decide(Request request, const Instance& i
     // After a fatal script error the run is void: answer at once, send nothing more.
     if (!fatal_error().empty()) co_return Decision{false, index, true};
     std::vector<std::string> keys_and_args;
+    keys_and_args.reserve(8);  // every built-in script's KEYS + ARGV fit: no regrowth
     const std::size_t numkeys = arguments(i, request, instance, keys_and_args);
     const Reply reply =
         co_await script_.run(env_.redis, std::move(keys_and_args), numkeys, reloads_);
