@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 
 #include "redis/mock_store.h"
 
