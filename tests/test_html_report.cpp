@@ -89,6 +89,8 @@ TEST_CASE("the HTML report of the overshoot demo shows 10x against the limit, se
   CHECK(html.find("id=\"summary\"") != std::string::npos);
   CHECK(html.find("10.00x the limit") != std::string::npos);
   CHECK(html.find("holds the limit") != std::string::npos);
+  CHECK(html.find("<th>sliding-log error</th>") != std::string::npos);
+  CHECK(html.find("<td>50.058%</td>") != std::string::npos);  // in_memory, as in the table
   CHECK(html.find("--seed 42") != std::string::npos);
   CHECK(html.find(s.description) != std::string::npos);
   // One series per strategy plus the limit line, each named.

@@ -36,6 +36,14 @@ std::int64_t worst_false_denials(const StrategyResult& strategy) {
   return worst;
 }
 
+// The worst limit's share of decisions an exact sliding log would have made differently, in %.
+double worst_sliding_log_error_percent(const StrategyResult& strategy) {
+  double worst = 0;
+  for (const auto& limit : strategy.totals.limits)
+    worst = std::max(worst, limit.sliding_log_error_rate);
+  return worst * 100.0;
+}
+
 double per_request(std::uint64_t total, std::int64_t offered) {
   return offered == 0 ? 0.0 : static_cast<double>(total) / static_cast<double>(offered);
 }
@@ -140,9 +148,10 @@ std::string report_html(const RunResult& result, const std::string& reproduce) {
       result.seed, format_duration(scenario.duration_us), xml_escape(reproduce));
 
   out += "<h2>Summary</h2>\n<div class=\"table-wrap\"><table id=\"summary\">\n<thead><tr>";
-  for (const char* heading : {"strategy", "verdict", "offered", "allowed", "denied", "errors",
-                              "overshoot", "rolling", "excess", "false denials", "Redis cmd/req",
-                              "round trips/req", "latency p50 &#181;s", "latency p99 &#181;s"}) {
+  for (const char* heading :
+       {"strategy", "verdict", "offered", "allowed", "denied", "errors", "overshoot", "rolling",
+        "excess", "false denials", "Redis cmd/req", "round trips/req", "latency p50 &#181;s",
+        "latency p99 &#181;s", "sliding-log error"}) {
     out += fmt::format("<th>{}</th>", heading);
   }
   out += "</tr></thead>\n<tbody>\n";
@@ -154,14 +163,14 @@ std::string report_html(const RunResult& result, const std::string& reproduce) {
     out += fmt::format(
         "<tr><td>{}</td><td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td class=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2f}</td>"
-        "<td>{:.2f}</td><td>{}</td><td>{}</td></tr>\n",
+        "<td>{:.2f}</td><td>{}</td><td>{}</td><td>{:.3f}%</td></tr>\n",
         xml_escape(strategy.label), overshoot > 1.0001 ? "over" : "holds", verdict(overshoot),
         totals.offered, totals.allowed, totals.denied, totals.errors,
         overshoot > 1.0001 ? "over" : "holds", format_ratio(overshoot), format_ratio(rolling),
         worst_excess(strategy), worst_false_denials(strategy),
         per_request(strategy.redis_commands, totals.offered),
         per_request(strategy.redis_round_trips, totals.offered), totals.latency_us.quantile(0.5),
-        totals.latency_us.quantile(0.99));
+        totals.latency_us.quantile(0.99), worst_sliding_log_error_percent(strategy));
   }
   out += "</tbody>\n</table></div>\n";
   out +=
@@ -191,8 +200,8 @@ std::string report_markdown(const RunResult& result, const std::string& reproduc
                      format_duration(scenario.duration_us), reproduce);
   out +=
       "| strategy | verdict | offered | allowed | denied | errors | overshoot | rolling | excess | "
-      "false denials | Redis cmd/req | round trips/req | p50 us | p99 us |\n"
-      "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+      "false denials | Redis cmd/req | round trips/req | p50 us | p99 us | sliding-log error |\n"
+      "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
   for (const auto& strategy : result.strategies) {
     const OracleTotals& totals = strategy.totals;
     double rolling = 0;
@@ -202,14 +211,14 @@ std::string report_markdown(const RunResult& result, const std::string& reproduc
     for (std::size_t at = label.find('|'); at != std::string::npos; at = label.find('|', at + 2))
       label.replace(at, 1, "\\|");
     out += fmt::format(
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {} | {} "
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {} | {} | {:.3f}% "
         "|\n",
         label, verdict(worst_overshoot(strategy)), totals.offered, totals.allowed, totals.denied,
         totals.errors, format_ratio(worst_overshoot(strategy)), format_ratio(rolling),
         worst_excess(strategy), worst_false_denials(strategy),
         per_request(strategy.redis_commands, totals.offered),
         per_request(strategy.redis_round_trips, totals.offered), totals.latency_us.quantile(0.5),
-        totals.latency_us.quantile(0.99));
+        totals.latency_us.quantile(0.99), worst_sliding_log_error_percent(strategy));
   }
   out +=
       "\nDefinitions of every metric: docs/metrics.md in the rlsim repository.\n\n## Over time\n\n";
