@@ -21,16 +21,6 @@ StrategyInfo token_reservation_info();
 
 namespace hybrid {
 
-// argv from its words. Called outside coroutine bodies: GCC 12 mishandles braced initializer
-// lists in coroutines.
-template <typename... Args>
-Command command(Args&&... args) {
-  Command argv;
-  argv.reserve(sizeof...(args));
-  (argv.emplace_back(std::forward<Args>(args)), ...);
-  return argv;
-}
-
 // The window number of `limit` as the lesson computes it: int(time.time() // window) on the
 // instance's clock, here floor(instance Unix ms / window ms).
 inline std::int64_t window_of(const Limit& limit, const Instance& instance, TimeUs true_now_us) {

@@ -27,8 +27,6 @@ Command expire_two_windows(const std::string& key, const Limit& limit) {
 
 namespace {
 
-using hybrid::command;
-
 class MultiLimit final : public Strategy {
  public:
   explicit MultiLimit(StrategyEnv env)

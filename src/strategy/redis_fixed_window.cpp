@@ -7,15 +7,6 @@
 namespace rlsim {
 namespace {
 
-// Built outside the coroutine body: GCC 12 mishandles braced initializer lists in coroutines.
-template <typename... Args>
-Command command(Args&&... args) {
-  Command argv;
-  argv.reserve(sizeof...(args));
-  (argv.emplace_back(std::forward<Args>(args)), ...);
-  return argv;
-}
-
 class RedisFixedWindow final : public Strategy {
  public:
   explicit RedisFixedWindow(StrategyEnv env)

@@ -12,8 +12,6 @@
 namespace rlsim {
 namespace {
 
-using hybrid::command;
-
 class ShardedGlobal final : public Strategy {
  public:
   // Bounds the MGET each request sends and the per-shard counters.

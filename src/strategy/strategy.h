@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/rng.h"
@@ -63,6 +64,16 @@ class Strategy : public InstanceObserver {
  private:
   std::string fatal_error_;
 };
+
+// argv from its words. Called outside coroutine bodies: GCC 12 mishandles braced initializer
+// lists in coroutines.
+template <typename... Args>
+Command command(Args&&... args) {
+  Command argv;
+  argv.reserve(sizeof...(args));
+  (argv.emplace_back(std::forward<Args>(args)), ...);
+  return argv;
+}
 
 // "rl:<kind>:" per limit, as in the lesson ("rl:user:", "rl:ip:", "rl:ep:", "rl:global:"); when
 // two limits share a kind, the limit's name replaces the kind so their keys stay apart.

@@ -171,8 +171,6 @@ void BatchBudget::write_metrics(nlohmann::ordered_json& out) const {
 
 namespace {
 
-using hybrid::command;
-
 class TokenReservation final : public hybrid::BatchBudget {
  public:
   explicit TokenReservation(StrategyEnv env) : BatchBudget(std::move(env)) {}
