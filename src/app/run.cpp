@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "app/exit_codes.h"
+#include "app/faults.h"
 #include "core/simulator.h"
 #include "oracle/oracle.h"
 #include "redis/mock_store.h"
@@ -63,7 +64,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
         strategy_(strategy.info->make(StrategyEnv{
             sim_, server_, scenario.limits, catalog_, strategy.params, Rng(seed, "strategy"),
             scenario_dir_of(scenario), scenario.instances.count})),
-        oracle_(scenario.limits, strategy.info->algorithm, bucket_shapes(scenario, strategy)) {
+        oracle_(scenario.limits, strategy.info->algorithm, bucket_shapes(scenario, strategy)),
+        faults_(scenario, sim_, server_, pool_, *strategy_, oracle_, result_.instance_counts) {
     result_.label = strategy.label;
     result_.name = strategy.info->name;
     for (std::uint32_t i = 0; i < scenario.traffic.size(); ++i) {
@@ -77,6 +79,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     result_.instance_counts.emplace_back(0, pool_.active_count());
     const auto& schedule = scenario_.instances.schedule;
     for (std::size_t i = 0; i < schedule.size(); ++i) sim_.schedule(schedule[i].at_us, this, i);
+    faults_.start();
     for (auto& source : sources_) source->start();
     sim_.run_until(scenario_.duration_us);
     // Traffic ends with the scenario; let requests still waiting on Redis finish.
@@ -92,6 +95,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     result_.redis_round_trips = server_.stats().round_trips;
     result_.redis_timeouts = server_.stats().timeouts;
     result_.redis_keys_at_end = store_.key_count();
+    result_.extra_fields = faults_.report(scenario_.duration_us);
     return std::move(result_);
   }
 
@@ -101,6 +105,12 @@ class StrategyRun final : public RequestSink, public EventTarget {
     Pending* pending = allocate();
     pending->request = request;
     pending->ideal_admitted = oracle_.ideal_admits(request);
+    if (pool_.active_count() == 0) {  // every instance crashed: the request fails at once
+      pending->instance = nullptr;
+      pending->run = this;
+      decided(pending, Decision{false, 0, true, -1});
+      return;
+    }
     pending->instance = &pool_.route(request);
     pending->run = this;
     ++pending->instance->inflight;
@@ -150,6 +160,9 @@ class StrategyRun final : public RequestSink, public EventTarget {
     auto* pending = static_cast<Pending*>(context);
     StrategyRun& run = *pending->run;
     const TimeUs now_us = run.sim_.now();
+    // A request in flight on an instance that crashed fails, whatever the strategy decided.
+    if (pending->instance != nullptr && run.faults_.crashed(*pending->instance))
+      decision = Decision{false, 0, true, -1};
     run.mix(pending->request.id);
     run.mix(static_cast<std::uint64_t>(now_us));
     run.mix((decision.allowed ? 1u : 0u) | (decision.error ? 2u : 0u) |
@@ -160,7 +173,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
         pending->request,
         Outcome{decision.allowed, decision.denied_by, decision.error, decision.observed_count},
         pending->ideal_admitted, now_us, run.pool_.active_count());
-    --pending->instance->inflight;
+    run.faults_.on_decision(pending->request, now_us);
+    if (pending->instance != nullptr) --pending->instance->inflight;
     run.free_.push_back(pending);
   }
 
@@ -188,6 +202,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
   StrategyResult result_;
   std::uint64_t digest_ = 0xcbf29ce484222325ULL;
   std::uint64_t decisions_ = 0;
+  FaultSchedule faults_;  // last: it refers to the members above
 };
 
 }  // namespace

@@ -51,6 +51,7 @@ void RedisServer::set_client_down(ClientId client, DownMode mode) {
 
 void RedisServer::submit(RedisCallBase& call, std::coroutine_handle<> waiting) {
   const ClientId client = current_client_;
+  call.submitted_us_ = sim_.now();
   if (pool_size_ > 0) {
     Client& state = client_state(client);
     if (state.in_use >= pool_size_) {
@@ -158,9 +159,13 @@ void RedisServer::arrive(std::uint32_t index) {
   stats_.max_queue_wait_us = std::max(stats_.max_queue_wait_us, start_us - now_us);
   const auto service_us = static_cast<DurationUs>(static_cast<double>(timing_.service_time_us) *
                                                   conditions_.service_multiplier);
-  free_at_us_ = start_us + service_us * static_cast<DurationUs>(record.commands.size());
+  const DurationUs busy_us = service_us * static_cast<DurationUs>(record.commands.size());
+  node_stats_.on_execute(record.commands, start_us, busy_us,
+                         service_us > 0 ? (start_us - now_us + service_us - 1) / service_us : 0);
+  free_at_us_ = start_us + busy_us;
   // Effects happen at the start of service on the server's clock; FIFO keeps starts monotonic.
   store_.execute(record.commands, kEpochUnixUs + start_us, record.replies);
+  for (const Reply& reply : record.replies) stats_.error_replies += reply.is_error();
   const TimeUs reply_at_us = free_at_us_ + record.back_us;
   if (record.timeout_scheduled) {  // the client gives up before any reply: it is lost
     release(index);
@@ -180,6 +185,7 @@ void RedisServer::complete(std::uint32_t index, bool timed_out) {
   const ClientId client = record.client;
   RLSIM_CHECK(call != nullptr);
   if (timed_out && !record.refused) ++stats_.timeouts;
+  node_stats_.on_call_done(sim_.now() - call->submitted_us_);
   if (call->is_single_) {
     // The reply moves out and the record keeps its buffer: no allocation per call.
     if (record.refused) {

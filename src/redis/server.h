@@ -18,6 +18,7 @@
 
 #include "core/rng.h"
 #include "core/simulator.h"
+#include "redis/node_stats.h"
 #include "redis/store.h"
 
 namespace rlsim {
@@ -39,6 +40,7 @@ struct RedisStats {
   std::uint64_t pool_waits = 0;  // calls that waited for a free connection
   DurationUs pool_wait_total_us = 0;
   DurationUs max_pool_wait_us = 0;
+  std::uint64_t error_replies = 0;  // error replies from the store (WRONGTYPE, a script's error)
 };
 
 // How an unreachable server looks to a client.
@@ -83,6 +85,7 @@ class RedisCallBase {
   bool is_single_ = false;
   std::vector<Reply> replies_;  // a pipeline's replies
   Reply single_reply_;          // a single command's reply
+  TimeUs submitted_us_ = 0;     // when the client made the call (before any wait for a connection)
 };
 
 // One command: `co_await` yields a one-element array (so `.front()` reads it, with no allocation).
@@ -127,6 +130,8 @@ class RedisServer final : public EventTarget {
   void set_pool_size(int connections) { pool_size_ = connections; }
 
   const RedisStats& stats() const { return stats_; }
+  const NodeStats& node_stats() const { return node_stats_; }
+  NodeStats& node_stats() { return node_stats_; }
   const DataStore& store() const { return store_; }
   // Calls still in flight (bounded by the number of waiting requests).
   std::size_t in_flight() const { return records_.size() - free_records_.size(); }
@@ -180,6 +185,7 @@ class RedisServer final : public EventTarget {
   double lognormal_sigma_ = 0;
   TimeUs free_at_us_ = 0;  // when the server finishes the work it has accepted
   RedisStats stats_;
+  NodeStats node_stats_;
   std::vector<Record> records_;
   std::vector<std::uint32_t> free_records_;
   ClientId current_client_ = 0;

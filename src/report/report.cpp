@@ -106,6 +106,7 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
                        {"p99", totals.latency_us.quantile(0.99)},
                        {"max", totals.latency_us.max()}};
   out["strategy_metrics"] = result.strategy_metrics;
+  for (const auto& [key, value] : result.extra_fields.items()) out[key] = value;
   ordered_json windows = ordered_json::array();
   for (const auto& point : totals.series) {
     windows.push_back({{"start_s", seconds(point.start_us)},

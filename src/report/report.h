@@ -22,6 +22,9 @@ struct StrategyResult {
   std::vector<std::pair<TimeUs, int>> instance_counts;  // (true time, active count) at each change
   nlohmann::ordered_json strategy_metrics =
       nlohmann::ordered_json::object();  // Strategy::write_metrics
+  // Fields appended to the strategy's report object as they are (app/faults.cpp: the fault
+  // windows, the Redis node's figures, the resilience policy's).
+  nlohmann::ordered_json extra_fields = nlohmann::ordered_json::object();
   // An FNV-1a-style hash over the decision stream (request id, decision time, allowed, denied_by,
   // error) in decision order: two runs with equal digests made the same decisions at the same
   // times.

@@ -7,181 +7,13 @@
 #include <set>
 #include <sstream>
 
+#include "scenario/faults.h"
+#include "scenario/reader.h"
+
 namespace rlsim {
 namespace {
 
 using nlohmann::json;
-
-const char* json_type_name(const json& value) {
-  if (value.is_number_integer()) return "an integer";
-  if (value.is_number()) return "a number";
-  if (value.is_string()) return "a string";
-  if (value.is_boolean()) return "a boolean";
-  if (value.is_array()) return "an array";
-  if (value.is_object()) return "an object";
-  return "null";
-}
-
-// Reads one JSON object field by field, tracking the JSON path for messages, and rejects fields it
-// was never asked about (a misspelt field must not become a silent default).
-class ObjectReader {
- public:
-  ObjectReader(const json& object, std::string path, const std::string& file)
-      : object_(object), path_(std::move(path)), file_(file) {
-    if (!object_.is_object())
-      fail(path_, fmt::format("expected an object, got {}", json_type_name(object_)));
-  }
-
-  [[noreturn]] void fail(const std::string& path, const std::string& message) const {
-    throw ScenarioError(scenario_error_message(file_, path, message));
-  }
-  std::string path_of(const std::string& key) const {
-    return path_.empty() ? key : path_ + "." + key;
-  }
-  const std::string& path() const { return path_; }
-  const std::string& file() const { return file_; }
-
-  const json* find(const std::string& key) {
-    known_.insert(key);
-    auto it = object_.find(key);
-    return it == object_.end() ? nullptr : &*it;
-  }
-  const json& require(const std::string& key) {
-    const json* value = find(key);
-    if (value == nullptr) fail(path_of(key), "required field is missing");
-    return *value;
-  }
-
-  std::string string_field(const std::string& key, const std::string* fallback) {
-    const json* value = fallback ? find(key) : &require(key);
-    if (value == nullptr) return *fallback;
-    if (!value->is_string())
-      fail(path_of(key), fmt::format("expected a string, got {}", json_type_name(*value)));
-    return value->get<std::string>();
-  }
-
-  std::int64_t int_field(const std::string& key, const std::int64_t* fallback, std::int64_t min,
-                         std::int64_t max) {
-    const json* value = fallback ? find(key) : &require(key);
-    if (value == nullptr) return *fallback;
-    return check_int(*value, path_of(key), min, max);
-  }
-
-  std::int64_t check_int(const json& value, const std::string& path, std::int64_t min,
-                         std::int64_t max) const {
-    if (!value.is_number_integer())
-      fail(path, fmt::format("expected an integer, got {}", json_type_name(value)));
-    if (value.is_number_unsigned() &&
-        value.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
-      fail(path, fmt::format("expected an integer from {} to {}, got {}", min, max,
-                             value.get<std::uint64_t>()));
-    }
-    const auto number = value.get<std::int64_t>();
-    if (number < min || number > max)
-      fail(path, fmt::format("expected an integer from {} to {}, got {}", min, max, number));
-    return number;
-  }
-
-  DurationUs duration_field(const std::string& key, const DurationUs* fallback, DurationUs min_us,
-                            DurationUs max_us, bool allow_negative = false) {
-    const json* value = fallback ? find(key) : &require(key);
-    if (value == nullptr) return *fallback;
-    return check_duration(*value, path_of(key), min_us, max_us, allow_negative);
-  }
-
-  DurationUs check_duration(const json& value, const std::string& path, DurationUs min_us,
-                            DurationUs max_us, bool allow_negative = false) const {
-    if (!value.is_string()) {
-      fail(path, fmt::format("expected a duration string such as \"250us\", \"2ms\", \"1.5s\", "
-                             "\"1m\", \"1h\", got {}",
-                             json_type_name(value)));
-    }
-    const auto text = value.get<std::string>();
-    const auto parsed = parse_duration(text, allow_negative);
-    if (!parsed) {
-      fail(path, fmt::format("expected a duration such as \"250us\", \"2ms\", \"1.5s\", \"1m\", "
-                             "\"1h\"{}, got \"{}\"",
-                             allow_negative ? " (may be negative)" : "", text));
-    }
-    if (*parsed < min_us || *parsed > max_us) {
-      fail(path, fmt::format("expected a duration from {} to {}, got \"{}\"",
-                             format_duration(min_us), format_duration(max_us), text));
-    }
-    return *parsed;
-  }
-
-  double rate_field(const std::string& key, bool required, double fallback) {
-    const json* value = required ? &require(key) : find(key);
-    if (value == nullptr) return fallback;
-    const std::string path = path_of(key);
-    if (!value->is_string())
-      fail(path,
-           fmt::format("expected a rate string such as \"100/s\", \"2000/m\", \"50/h\", got {}",
-                       json_type_name(*value)));
-    const auto text = value->get<std::string>();
-    // Plain decimals only, like durations: "1e3/s" is rejected (core's parser would accept it).
-    const auto number_end = text.find('/');
-    const bool plain_decimal =
-        text.substr(0, number_end).find_first_not_of("0123456789.-") == std::string::npos;
-    const auto rate = plain_decimal ? parse_rate_per_s(text) : std::nullopt;
-    if (!rate)
-      fail(path, fmt::format("expected a rate such as \"100/s\", \"2000/m\", \"50/h\", got \"{}\"",
-                             text));
-    if (!(*rate > 0)) fail(path, fmt::format("expected a positive rate, got \"{}\"", text));
-    if (*rate > 1e7)
-      fail(path, fmt::format("expected a rate of at most 10000000/s, got \"{}\"", text));
-    return *rate;
-  }
-
-  template <typename Enum, std::size_t N>
-  Enum enum_field(const std::string& key, Enum fallback,
-                  const std::pair<const char*, Enum> (&choices)[N]) {
-    const std::string fallback_name = [&] {
-      for (const auto& [name, e] : choices)
-        if (e == fallback) return std::string(name);
-      return std::string();
-    }();
-    const std::string text = string_field(key, &fallback_name);
-    std::string names;
-    for (const auto& [name, e] : choices) {
-      if (text == name) return e;
-      names += names.empty() ? "" : ", ";
-      names += fmt::format("\"{}\"", name);
-    }
-    fail(path_of(key), fmt::format("expected one of {}, got \"{}\"", names, text));
-  }
-
-  const json& array_field(const std::string& key, bool required, std::size_t min_size,
-                          std::size_t max_size) {
-    static const json empty = json::array();
-    const json* value = required ? &require(key) : find(key);
-    if (value == nullptr) return empty;
-    if (!value->is_array())
-      fail(path_of(key), fmt::format("expected an array, got {}", json_type_name(*value)));
-    if (value->size() < min_size || value->size() > max_size) {
-      fail(path_of(key), fmt::format("expected from {} to {} entries, got {}", min_size, max_size,
-                                     value->size()));
-    }
-    return *value;
-  }
-
-  // Rejects every field that no getter asked for. Call after reading all fields.
-  void reject_unknown() const {
-    for (auto it = object_.begin(); it != object_.end(); ++it) {
-      if (!known_.count(it.key())) {
-        std::string names;
-        for (const auto& k : known_) names += (names.empty() ? "" : ", ") + k;
-        fail(path_of(it.key()), fmt::format("unknown field (expected one of: {})", names));
-      }
-    }
-  }
-
- private:
-  const json& object_;
-  std::string path_;
-  const std::string& file_;
-  std::set<std::string> known_;
-};
 
 constexpr std::pair<const char*, LimitKey> kLimitKeys[] = {{"user", LimitKey::kUser},
                                                            {"ip", LimitKey::kIp},
@@ -329,6 +161,9 @@ RedisSpec read_redis(const json* value, const std::string& file) {
   }
   spec.service_time_us = reader.duration_field("service_time", &spec.service_time_us, 0, kUsPerS);
   spec.timeout_us = reader.duration_field("timeout", &spec.timeout_us, 1, max_us);
+  const std::int64_t unlimited = 0;
+  spec.pool_size =
+      static_cast<int>(reader.int_field("pool", &unlimited, 0, ScenarioBounds::kMaxPoolSize));
   reader.reject_unknown();
   return spec;
 }
@@ -661,6 +496,7 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
   }
 
   scenario.redis = read_redis(reader.find("redis"), file);
+  scenario.faults = read_faults(reader.find("faults"), file, scenario.duration_us);
 
   const json& strategies =
       reader.array_field("strategies", true, 1, ScenarioBounds::kMaxStrategies);

@@ -27,6 +27,8 @@ struct ScenarioBounds {
   static constexpr DurationUs kMaxClockOffsetUs = kUsPerHour;
   static constexpr int kMaxExpectations = 256;
   static constexpr std::size_t kMaxMetricPathLength = 256;
+  static constexpr int kMaxFaults = 256;
+  static constexpr int kMaxPoolSize = 10000;
 };
 
 enum class LimitKey { kUser, kIp, kEndpoint, kGlobal };
@@ -97,6 +99,7 @@ struct RedisSpec {
   RttSpec rtt;
   DurationUs service_time_us = 5;  // per command, on the single-threaded server
   DurationUs timeout_us = 50 * kUsPerMs;
+  int pool_size = 0;  // connections per instance; 0: unlimited
 };
 
 // A strategy entry; its name and parameters are checked against the strategy registry by the
@@ -130,6 +133,27 @@ struct Expectation {
   std::string left, right;
 };
 
+// One entry of the scenario's `faults` list (docs/scenario-format.md#faults), in effect on true
+// time [at_us, at_us + for_us). The fields a type does not use keep their defaults.
+enum class FaultType { kRedisDown, kRedisLatency, kRedisSlow, kPartition, kInstanceCrash };
+enum class FaultMode { kRefuse, kBlackhole };
+
+struct FaultSpec {
+  FaultType type = FaultType::kRedisDown;
+  TimeUs at_us = 0;
+  DurationUs for_us = 0;  // instance_crash: until the restart, or the end of the run
+  bool all_instances = true;
+  std::vector<std::uint32_t> instances;  // instance ids (start order) when !all_instances
+  FaultMode mode = FaultMode::kRefuse;   // redis_down, partition
+  DurationUs added_rtt_us = 0;           // redis_latency
+  double rtt_multiplier = 1.0;           // redis_latency
+  DurationUs rtt_jitter_us = 0;          // redis_latency
+  double service_multiplier = 1.0;       // redis_slow
+  bool restarts = false;                 // instance_crash: a new instance starts at the end
+  std::string json_path;                 // "faults[2]", for messages
+};
+const char* to_string(FaultType type);
+
 struct Scenario {
   std::string file;  // the path it was loaded from ("" when parsed from text)
   std::string name;
@@ -143,6 +167,7 @@ struct Scenario {
   RedisSpec redis;
   std::vector<StrategySpec> strategies;
   std::vector<Expectation> expectations;
+  std::vector<FaultSpec> faults;  // in file order
 };
 
 }  // namespace rlsim

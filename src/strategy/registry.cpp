@@ -4,6 +4,7 @@
 
 #include "core/check.h"
 #include "strategy/hybrid.h"
+#include "strategy/resilience.h"
 
 namespace rlsim {
 
@@ -19,13 +20,15 @@ std::vector<std::string> redis_key_prefixes(const std::vector<Limit>& limits) {
 }
 
 ParamSpec on_error_param() {
-  return ParamSpec{
-      "on_error",
-      "enum",
-      "allow",
-      "what to do when a Redis call fails or times out: allow (fail open) or deny (fail closed)",
-      {"allow", "deny"},
-      false};
+  return ParamSpec{"on_error",
+                   "enum",
+                   "fail_open",
+                   "what a decision does when a Redis call fails or times out: fail_open (skip "
+                   "that limit), fail_closed (deny), local_fallback (a local counter of limit / "
+                   "divisor per window decides); allow and deny are the old names of fail_open "
+                   "and fail_closed (docs/resilience.md)",
+                   {"fail_open", "fail_closed", "local_fallback", "allow", "deny"},
+                   false};
 }
 
 namespace {
@@ -43,6 +46,11 @@ ParamSpec required_param(std::string name, std::string type, std::string doc) {
 
 BucketShape token_bucket_shape(const nlohmann::json& params, const Limit& limit) {
   return bucket_shape_of(params, limit, "capacity", "refill_rate");
+}
+
+std::vector<StrategyInfo> with_resilience(std::vector<StrategyInfo> infos) {
+  for (StrategyInfo& info : infos) add_resilience(info);
+  return infos;
 }
 
 BucketShape gcra_shape(const nlohmann::json& params, const Limit& limit) {
@@ -64,7 +72,8 @@ BucketShape bucket_shape_of(const nlohmann::json& params, const Limit& limit,
 }
 
 const std::vector<StrategyInfo>& strategy_registry() {
-  static const std::vector<StrategyInfo> registry = {
+  // Every strategy that takes on_error gets the resilience policies (strategy/resilience.h).
+  static const std::vector<StrategyInfo> registry = with_resilience({
       {"in_memory",
        "per-instance fixed-window counter in process memory (the anti-pattern: N instances admit N "
        "x limit)",
@@ -237,7 +246,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
       sharded_global_info(),
       local_budget_info(),
       token_reservation_info(),
-  };
+  });
   return registry;
 }
 
@@ -289,6 +298,10 @@ bool param_type_ok(const ParamSpec& spec, const nlohmann::json& value, std::stri
   if (type == "string_array") {
     expected = "an array of strings";
     return value.is_array();  // the elements are checked by StrategyInfo::check, with their index
+  }
+  if (type == "breaker") {
+    expected = "false or an object such as {\"failures\": 5, \"cooldown\": \"5s\"}";
+    return value.is_object() || value == false;
   }
   RLSIM_CHECK(type == "enum");
   for (const auto& choice : spec.choices) {

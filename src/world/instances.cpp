@@ -36,6 +36,17 @@ void InstancePool::scale_to(int count, TimeUs now_us, InstanceObserver& observer
   }
 }
 
+bool InstancePool::stop(std::uint32_t id, InstanceObserver& observer) {
+  for (std::size_t i = 0; i < active_.size(); ++i) {
+    if (active_[i] != id) continue;
+    active_.erase(active_.begin() + static_cast<std::ptrdiff_t>(i));
+    all_[id].active = false;
+    observer.on_instance_stop(all_[id]);
+    return true;
+  }
+  return false;
+}
+
 Instance& InstancePool::route(const Request& request) {
   RLSIM_CHECK(!active_.empty());
   const auto n = static_cast<std::uint64_t>(active_.size());

@@ -41,6 +41,9 @@ class InstancePool {
 
   // Starts or stops instances until `count` are active; newest stop first.
   void scale_to(int count, TimeUs now_us, InstanceObserver& observer);
+  // Stops active instance `id` at once (a crash fault): it leaves the load balancer and the
+  // observer drops its local state. Returns false when it was not active.
+  bool stop(std::uint32_t id, InstanceObserver& observer);
   // Picks the instance for a request. REQUIRES: at least one active instance.
   Instance& route(const Request& request);
 

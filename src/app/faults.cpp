@@ -1,0 +1,261 @@
+#include "app/faults.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "strategy/resilience.h"
+
+namespace rlsim {
+
+namespace {
+
+double seconds(TimeUs us) { return static_cast<double>(us) / kUsPerS; }
+double round4(double value) { return std::round(value * 10000.0) / 10000.0; }
+
+DownMode down_mode(FaultMode mode) {
+  return mode == FaultMode::kBlackhole ? DownMode::kBlackhole : DownMode::kRefuse;
+}
+
+// The worse of two reachabilities: a black hole makes every call wait its full timeout.
+DownMode worse(DownMode a, DownMode b) {
+  const auto rank = [](DownMode m) {
+    return m == DownMode::kBlackhole ? 2 : m == DownMode::kRefuse;
+  };
+  return rank(a) >= rank(b) ? a : b;
+}
+
+// Hot keys listed in the report.
+constexpr std::size_t kHotKeysReported = 10;
+// At most this many points in the ops/s series (the bucket grows with the run).
+constexpr DurationUs kMaxSeriesPoints = 600;
+
+}  // namespace
+
+RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active) {
+  RedisConditions conditions;
+  for (const FaultSpec* fault : active) {
+    switch (fault->type) {
+      case FaultType::kRedisDown:
+        conditions.down = worse(conditions.down, down_mode(fault->mode));
+        break;
+      case FaultType::kPartition:
+        if (fault->all_instances) conditions.down = worse(conditions.down, down_mode(fault->mode));
+        break;
+      case FaultType::kRedisLatency:
+        conditions.rtt_multiplier *= fault->rtt_multiplier;
+        conditions.added_rtt_us += fault->added_rtt_us;
+        conditions.rtt_jitter_us += fault->rtt_jitter_us;
+        break;
+      case FaultType::kRedisSlow:
+        conditions.service_multiplier *= fault->service_multiplier;
+        break;
+      case FaultType::kInstanceCrash:
+        break;
+    }
+  }
+  return conditions;
+}
+
+FaultSchedule::FaultSchedule(const Scenario& scenario, Simulator& sim, RedisServer& server,
+                             InstancePool& pool, Strategy& strategy, const Oracle& oracle,
+                             std::vector<std::pair<TimeUs, int>>& instance_counts)
+    : scenario_(scenario),
+      sim_(sim),
+      server_(server),
+      pool_(pool),
+      strategy_(strategy),
+      oracle_(oracle),
+      instance_counts_(instance_counts),
+      active_(scenario.faults.size(), false),
+      windows_(scenario.faults.size()),
+      stopped_(scenario.faults.size(), 0) {}
+
+void FaultSchedule::start() {
+  server_.set_pool_size(scenario_.redis.pool_size);
+  const DurationUs bucket_s = std::max<DurationUs>(
+      1, (scenario_.duration_us / kUsPerS + kMaxSeriesPoints - 1) / kMaxSeriesPoints);
+  server_.node_stats().set_bucket_us(bucket_s * kUsPerS);
+  const DurationUs after_us = scenario_.limits.front().window_us;
+  for (std::size_t i = 0; i < scenario_.faults.size(); ++i) {
+    const FaultSpec& fault = scenario_.faults[i];
+    sim_.schedule(fault.at_us, this, i * 4 + kBegin);
+    sim_.schedule(fault.at_us + fault.for_us, this, i * 4 + kEnd);
+    sim_.schedule(fault.at_us + fault.for_us + after_us, this, i * 4 + kAfter);
+  }
+}
+
+FaultSchedule::Snapshot FaultSchedule::snapshot() const {
+  const OracleTotals& totals = oracle_.totals();
+  Snapshot s;
+  s.offered = totals.offered;
+  s.allowed = totals.allowed;
+  s.denied = totals.denied;
+  s.errors = totals.errors;
+  for (const LimitMetrics& limit : totals.limits) {
+    s.excess += limit.excess;
+    s.false_denials += limit.false_denials;
+  }
+  s.waited_full_timeout = waited_full_timeout_;
+  if (const auto* resilient = dynamic_cast<const ResilientStrategy*>(&strategy_))
+    s.fallback_decisions = resilient->fallback_decisions();
+  return s;
+}
+
+void FaultSchedule::on_event(std::uint64_t arg) {
+  const std::size_t index = arg / 4;
+  const FaultSpec& fault = scenario_.faults[index];
+  Window& window = windows_[index];
+  switch (static_cast<Phase>(arg % 4)) {
+    case kBegin:
+      window.at_begin = snapshot();
+      active_[index] = true;
+      recovering_.clear();  // a new fault: what follows is no longer recovery from the others
+      if (fault.type == FaultType::kInstanceCrash) crash(fault, index);
+      apply();
+      break;
+    case kEnd:
+      window.at_end = snapshot();
+      window.ended = true;
+      active_[index] = false;
+      recovering_.push_back(index);
+      if (fault.type == FaultType::kInstanceCrash && fault.restarts) restart(index);
+      apply();
+      break;
+    case kAfter:
+      window.at_after = snapshot();
+      window.after_taken = true;
+      break;
+  }
+}
+
+void FaultSchedule::apply() {
+  std::vector<const FaultSpec*> active;
+  for (std::size_t i = 0; i < active_.size(); ++i)
+    if (active_[i]) active.push_back(&scenario_.faults[i]);
+  server_.set_conditions(compose_conditions(active));
+  // Partitions of listed instances: each instance any partition ever listed is set again.
+  for (const FaultSpec* fault : active) {
+    if (fault->type != FaultType::kPartition || fault->all_instances) continue;
+    for (std::uint32_t id : fault->instances)
+      if (std::find(cut_off_.begin(), cut_off_.end(), id) == cut_off_.end()) cut_off_.push_back(id);
+  }
+  for (std::uint32_t id : cut_off_) {
+    DownMode mode = DownMode::kUp;
+    for (const FaultSpec* fault : active) {
+      if (fault->type == FaultType::kPartition && !fault->all_instances &&
+          std::find(fault->instances.begin(), fault->instances.end(), id) != fault->instances.end())
+        mode = worse(mode, down_mode(fault->mode));
+    }
+    server_.set_client_down(id, mode);
+  }
+}
+
+void FaultSchedule::crash(const FaultSpec& fault, std::size_t index) {
+  std::vector<std::uint32_t> targets;
+  if (fault.all_instances) {
+    for (std::uint32_t id = 0; id < pool_.started_count(); ++id)
+      if (pool_.get(id).active) targets.push_back(id);
+  } else {
+    targets = fault.instances;
+  }
+  for (std::uint32_t id : targets) {
+    if (id >= pool_.started_count() || !pool_.stop(id, strategy_)) continue;  // not running
+    if (crashed_.size() <= id) crashed_.resize(id + 1, false);
+    crashed_[id] = true;
+    ++stopped_[index];
+  }
+  if (stopped_[index] > 0) instance_counts_.emplace_back(sim_.now(), pool_.active_count());
+}
+
+void FaultSchedule::restart(std::size_t index) {
+  // The crashed processes come back as new instances: fresh ids, empty local state.
+  if (stopped_[index] == 0) return;
+  pool_.scale_to(pool_.active_count() + stopped_[index], sim_.now(), strategy_);
+  instance_counts_.emplace_back(sim_.now(), pool_.active_count());
+}
+
+void FaultSchedule::on_decision(const Request& request, TimeUs decided_us) {
+  if (decided_us - request.arrival_us >= scenario_.redis.timeout_us) ++waited_full_timeout_;
+  if (recovering_.empty()) return;
+  std::int64_t excess = 0;
+  for (const LimitMetrics& limit : oracle_.totals().limits) excess += limit.excess;
+  if (excess > excess_seen_) {
+    for (std::size_t index : recovering_) windows_[index].last_excess_us = decided_us;
+  }
+  excess_seen_ = excess;
+}
+
+nlohmann::ordered_json FaultSchedule::report(TimeUs end_us) const {
+  nlohmann::ordered_json out;
+  out["waited_full_timeout"] = waited_full_timeout_;
+  const RedisStats& stats = server_.stats();
+  const NodeStats& node = server_.node_stats();
+  if (stats.round_trips + stats.refused + stats.lost > 0) {
+    nlohmann::ordered_json commandstats = nlohmann::ordered_json::object();
+    for (const auto& [name, calls] : node.commandstats()) commandstats[name] = calls;
+    nlohmann::ordered_json hot_keys = nlohmann::ordered_json::array();
+    for (const auto& [key, ops] : node.hot_keys(kHotKeysReported))
+      hot_keys.push_back({{"key", key}, {"ops", ops}});
+    const double bucket_s = seconds(node.bucket_us());
+    nlohmann::ordered_json ops = nlohmann::ordered_json::array();
+    for (std::uint64_t count : node.ops_per_bucket())
+      ops.push_back(round4(static_cast<double>(count) / bucket_s));
+    const double span_us = static_cast<double>(std::max<TimeUs>(end_us, 1));
+    out["redis_node"] = {{"commands", stats.commands},
+                         {"commandstats", commandstats},
+                         {"hot_keys", hot_keys},
+                         {"utilization", round4(static_cast<double>(node.busy_us()) / span_us)},
+                         {"queue_length_p99", node.queue_length().quantile(0.99)},
+                         {"max_queue_wait_us", stats.max_queue_wait_us},
+                         {"call_latency_us",
+                          {{"p50", node.call_latency_us().quantile(0.5)},
+                           {"p99", node.call_latency_us().quantile(0.99)},
+                           {"max", node.call_latency_us().max()}}},
+                         {"errors",
+                          {{"timeouts", stats.timeouts},
+                           {"refused", stats.refused},
+                           {"lost", stats.lost},
+                           {"error_replies", stats.error_replies}}},
+                         {"pool",
+                          {{"size", scenario_.redis.pool_size},
+                           {"waits", stats.pool_waits},
+                           {"wait_total_us", stats.pool_wait_total_us},
+                           {"max_wait_us", stats.max_pool_wait_us}}},
+                         {"ops_per_s", {{"bucket_s", bucket_s}, {"values", ops}}}};
+  }
+  if (const auto* resilient = dynamic_cast<const ResilientStrategy*>(&strategy_))
+    out["resilience"] = resilient->report(end_us);
+  if (scenario_.faults.empty()) return out;
+  const auto delta = [](const Snapshot& from, const Snapshot& to) {
+    return nlohmann::ordered_json{
+        {"offered", to.offered - from.offered},
+        {"allowed", to.allowed - from.allowed},
+        {"denied", to.denied - from.denied},
+        {"errors", to.errors - from.errors},
+        {"excess", to.excess - from.excess},
+        {"false_denials", to.false_denials - from.false_denials},
+        {"waited_full_timeout", to.waited_full_timeout - from.waited_full_timeout},
+        {"fallback_decisions", to.fallback_decisions - from.fallback_decisions}};
+  };
+  const Snapshot now = snapshot();
+  nlohmann::ordered_json faults = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < scenario_.faults.size(); ++i) {
+    const FaultSpec& fault = scenario_.faults[i];
+    const Window& window = windows_[i];
+    const Snapshot& end = window.ended ? window.at_end : now;
+    const Snapshot& after = window.after_taken ? window.at_after : now;
+    const TimeUs end_of_fault_us = fault.at_us + fault.for_us;
+    faults.push_back(
+        {{"type", to_string(fault.type)},
+         {"at_s", seconds(fault.at_us)},
+         {"for_s", seconds(fault.for_us)},
+         {"during", delta(window.at_begin, end)},
+         {"after", delta(end, after)},
+         {"recovery_s",
+          window.last_excess_us < 0 ? 0.0 : seconds(window.last_excess_us - end_of_fault_us)}});
+  }
+  out["faults"] = faults;
+  return out;
+}
+
+}  // namespace rlsim

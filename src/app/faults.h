@@ -1,0 +1,86 @@
+#pragma once
+// The scenario's fault schedule applied to one strategy run (docs/faults.md), and what the run
+// measures around it: each fault starts and ends as simulator events that set conditions on the
+// Redis server, partition instances or crash them; the oracle's counts are snapshotted at each
+// fault's start, end and one window after, for the report's "faults" list, together with the
+// per-node Redis figures ("redis_node") and the resilience policy's ("resilience").
+#include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
+
+#include "core/simulator.h"
+#include "oracle/oracle.h"
+#include "redis/server.h"
+#include "scenario/model.h"
+#include "strategy/strategy.h"
+#include "world/instances.h"
+
+namespace rlsim {
+
+// How active faults combine (docs/faults.md#overlapping-faults): the server is down if any
+// redis_down (or partition of all instances) is active, black hole winning over refuse; latency
+// multipliers multiply and added latency and jitter add; service multipliers multiply; an
+// instance is cut off if any active partition lists it.
+RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active);
+
+class FaultSchedule final : public EventTarget {
+ public:
+  // Everything referenced outlives the schedule. `instance_counts` receives the active instance
+  // count after each crash or restart.
+  FaultSchedule(const Scenario& scenario, Simulator& sim, RedisServer& server, InstancePool& pool,
+                Strategy& strategy, const Oracle& oracle,
+                std::vector<std::pair<TimeUs, int>>& instance_counts);
+
+  // Sets the pool size and schedules every fault's start and end. Call once, at time 0, after
+  // the initial instances started.
+  void start();
+
+  // A decision was recorded by the oracle (call after Oracle::on_decision).
+  void on_decision(const Request& request, TimeUs decided_us);
+  // True when `instance` crashed: a request still in flight on it failed.
+  bool crashed(const Instance& instance) const {
+    return instance.id < crashed_.size() && crashed_[instance.id];
+  }
+
+  // The fields this module adds to the strategy's report object ("waited_full_timeout",
+  // "redis_node", "resilience", "faults"); `end_us` is the end of the run.
+  nlohmann::ordered_json report(TimeUs end_us) const;
+
+  void on_event(std::uint64_t arg) override;
+
+ private:
+  // What the oracle and the run had counted at one moment.
+  struct Snapshot {
+    std::int64_t offered = 0, allowed = 0, denied = 0, errors = 0, excess = 0, false_denials = 0,
+                 waited_full_timeout = 0, fallback_decisions = 0;
+  };
+  enum Phase : std::uint64_t { kBegin = 0, kEnd = 1, kAfter = 2 };
+  struct Window {
+    Snapshot at_begin, at_end, at_after;
+    bool ended = false, after_taken = false;
+    TimeUs last_excess_us = -1;  // the last admission beyond the limit after the end
+  };
+
+  Snapshot snapshot() const;
+  void apply();  // sets the server's conditions and partitions from the active faults
+  void crash(const FaultSpec& fault, std::size_t index);
+  void restart(std::size_t index);
+
+  const Scenario& scenario_;
+  Simulator& sim_;
+  RedisServer& server_;
+  InstancePool& pool_;
+  Strategy& strategy_;
+  const Oracle& oracle_;
+  std::vector<std::pair<TimeUs, int>>& instance_counts_;
+  std::vector<bool> active_;             // per fault
+  std::vector<Window> windows_;          // per fault
+  std::vector<int> stopped_;             // per fault: instances an instance_crash stopped
+  std::vector<bool> crashed_;            // per instance id
+  std::vector<std::uint32_t> cut_off_;   // instance ids any partition ever listed
+  std::vector<std::size_t> recovering_;  // ended faults whose recovery is still measured
+  std::int64_t excess_seen_ = 0;
+  std::int64_t waited_full_timeout_ = 0;
+};
+
+}  // namespace rlsim

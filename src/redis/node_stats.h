@@ -1,0 +1,64 @@
+#pragma once
+// What one Redis node did, as `INFO commandstats`, `redis-cli --hotkeys` and a latency monitor
+// would show it: calls per command name, the keys with the most operations, busy time, the queue
+// in front of the single thread, the latency of each call as its client saw it, and operations
+// per time bucket. Deterministic: nothing here depends on hash-map iteration order.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/histogram.h"
+#include "core/time.h"
+#include "redis/reply.h"
+
+namespace rlsim {
+
+class NodeStats {
+ public:
+  // Hot keys are tracked with the Space-Saving algorithm in this many counters: any key with more
+  // than total_ops / kHotKeySlots operations is among them, and each count overstates by at most
+  // the smallest count (bounded memory whatever the keyspace).
+  static constexpr std::size_t kHotKeySlots = 64;
+  static constexpr std::size_t kMaxBuckets = 100'000;
+
+  NodeStats();
+
+  // Operations per bucket of this many microseconds of true time (set before the run).
+  void set_bucket_us(DurationUs bucket_us) { bucket_us_ = bucket_us; }
+  DurationUs bucket_us() const { return bucket_us_; }
+
+  // One call's commands started service at `start_us`, took `busy_us` of the server's time, and
+  // found `commands_ahead` commands queued in front of them.
+  void on_execute(const std::vector<Command>& commands, TimeUs start_us, DurationUs busy_us,
+                  std::int64_t commands_ahead);
+  // A call finished at its client (reply, timeout or refusal) `latency_us` after it was submitted
+  // (a wait for a pooled connection included).
+  void on_call_done(DurationUs latency_us) { call_latency_us_->record(latency_us); }
+
+  // (command name, calls), sorted by name.
+  std::vector<std::pair<std::string, std::uint64_t>> commandstats() const;
+  // Up to `n` (key, operations) with the most operations, most first (ties by key).
+  std::vector<std::pair<std::string, std::uint64_t>> hot_keys(std::size_t n) const;
+  DurationUs busy_us() const { return busy_us_; }
+  const Histogram& queue_length() const { return *queue_length_; }
+  const Histogram& call_latency_us() const { return *call_latency_us_; }
+  // Commands started per bucket, from time 0; later buckets beyond kMaxBuckets are dropped.
+  const std::vector<std::uint64_t>& ops_per_bucket() const { return ops_per_bucket_; }
+
+ private:
+  void count_key(const std::string& key);
+
+  std::vector<std::pair<std::string, std::uint64_t>> commands_;  // few names: a linear search
+  std::vector<std::pair<std::string, std::uint64_t>> key_slots_;
+  std::unordered_map<std::string, std::size_t> key_slot_of_;  // lookups only, never iterated
+  DurationUs busy_us_ = 0;
+  std::unique_ptr<Histogram> queue_length_;  // ~224 KiB each: kept off the stack
+  std::unique_ptr<Histogram> call_latency_us_;
+  DurationUs bucket_us_ = kUsPerS;
+  std::vector<std::uint64_t> ops_per_bucket_;
+};
+
+}  // namespace rlsim

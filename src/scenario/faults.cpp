@@ -1,0 +1,175 @@
+#include "scenario/faults.h"
+
+#include <fmt/format.h>
+
+#include "scenario/reader.h"
+
+namespace rlsim {
+namespace {
+
+using nlohmann::json;
+
+// Upper bounds of a fault's own numbers: beyond them a run says nothing more.
+constexpr double kMaxMultiplier = 1000.0;
+constexpr std::uint32_t kMaxInstanceId = 100'000;
+
+// Where a fault applies: the Redis node (there is one), or app instances.
+enum class Target { kNode, kInstances };
+
+struct FaultTypeRow {
+  const char* name;
+  FaultType type;
+  Target target;
+  bool timed;  // has `for`; otherwise the type reads its own end (instance_crash: restart_after)
+  void (*read)(ObjectReader& reader, FaultSpec& fault, DurationUs until_end_us);
+};
+
+constexpr std::pair<const char*, FaultMode> kModes[] = {{"refuse", FaultMode::kRefuse},
+                                                        {"blackhole", FaultMode::kBlackhole}};
+
+double multiplier_field(ObjectReader& reader, const std::string& key) {
+  const json* value = reader.find(key);
+  if (value == nullptr) return 1.0;
+  if (!value->is_number() || value->get<double>() < 1.0 || value->get<double>() > kMaxMultiplier)
+    reader.fail(reader.path_of(key),
+                fmt::format("expected a number from 1 to {:.0f}, got {}", kMaxMultiplier,
+                            value->is_number() ? value->dump() : json_type_name(*value)));
+  return value->get<double>();
+}
+
+void read_down(ObjectReader& reader, FaultSpec& fault, DurationUs) {
+  fault.mode = reader.enum_field("mode", FaultMode::kRefuse, kModes);
+}
+
+void read_partition(ObjectReader& reader, FaultSpec& fault, DurationUs) {
+  // A partition drops packets: the client hears nothing until its timeout.
+  fault.mode = reader.enum_field("mode", FaultMode::kBlackhole, kModes);
+}
+
+void read_latency(ObjectReader& reader, FaultSpec& fault, DurationUs) {
+  const DurationUs zero = 0;
+  fault.added_rtt_us = reader.duration_field("added", &zero, 0, ScenarioBounds::kMaxRedisTimeUs);
+  fault.rtt_multiplier = multiplier_field(reader, "multiplier");
+  fault.rtt_jitter_us = reader.duration_field("jitter", &zero, 0, ScenarioBounds::kMaxRedisTimeUs);
+  if (fault.added_rtt_us == 0 && fault.rtt_multiplier == 1.0 && fault.rtt_jitter_us == 0)
+    reader.fail(reader.path(), "expected at least one of \"added\", \"multiplier\", \"jitter\"");
+}
+
+void read_slow(ObjectReader& reader, FaultSpec& fault, DurationUs) {
+  if (reader.find("multiplier") == nullptr)
+    reader.fail(reader.path_of("multiplier"), "required field is missing");
+  fault.service_multiplier = multiplier_field(reader, "multiplier");
+}
+
+void read_crash(ObjectReader& reader, FaultSpec& fault, DurationUs until_end_us) {
+  // Without restart_after the instance stays down to the end of the run.
+  const json* restart = reader.find("restart_after");
+  fault.restarts = restart != nullptr;
+  fault.for_us =
+      restart == nullptr
+          ? until_end_us
+          : reader.check_duration(*restart, reader.path_of("restart_after"), 1, until_end_us);
+}
+
+// The table of fault types: one row per type.
+constexpr FaultTypeRow kFaultTypes[] = {
+    {"redis_down", FaultType::kRedisDown, Target::kNode, true, read_down},
+    {"redis_latency", FaultType::kRedisLatency, Target::kNode, true, read_latency},
+    {"redis_slow", FaultType::kRedisSlow, Target::kNode, true, read_slow},
+    {"partition", FaultType::kPartition, Target::kInstances, true, read_partition},
+    {"instance_crash", FaultType::kInstanceCrash, Target::kInstances, false, read_crash},
+};
+
+// `instances`: "all" or a non-empty list of distinct instance ids.
+void read_instances(ObjectReader& reader, FaultSpec& fault) {
+  const json* value = reader.find("instances");
+  const std::string path = reader.path_of("instances");
+  if (value == nullptr) reader.fail(path, "required field is missing (\"all\" or a list of ids)");
+  if (value->is_string() && value->get<std::string>() == "all") {
+    fault.all_instances = true;
+    return;
+  }
+  if (!value->is_array() || value->empty() || value->size() > kMaxInstanceId)
+    reader.fail(path, fmt::format("expected \"all\" or a non-empty array of instance ids, got {}",
+                                  value->is_string() ? value->dump() : json_type_name(*value)));
+  fault.all_instances = false;
+  for (std::size_t i = 0; i < value->size(); ++i) {
+    const auto id = static_cast<std::uint32_t>(
+        reader.check_int((*value)[i], fmt::format("{}[{}]", path, i), 0, kMaxInstanceId - 1));
+    for (std::uint32_t seen : fault.instances)
+      if (seen == id) reader.fail(fmt::format("{}[{}]", path, i), "duplicate instance id");
+    fault.instances.push_back(id);
+  }
+}
+
+// `nodes`: optional, "all" (the scenario has one Redis node).
+void read_nodes(ObjectReader& reader) {
+  const json* value = reader.find("nodes");
+  if (value != nullptr && !(value->is_string() && value->get<std::string>() == "all"))
+    reader.fail(
+        reader.path_of("nodes"),
+        fmt::format("expected \"all\" (the scenario has one Redis node), got {}", value->dump()));
+}
+
+FaultSpec read_fault(const json& value, const std::string& path, const std::string& file,
+                     DurationUs duration_us) {
+  ObjectReader reader(value, path, file);
+  FaultSpec fault;
+  fault.json_path = path;
+  const std::string type = reader.string_field("type", nullptr);
+  const FaultTypeRow* row = nullptr;
+  for (const FaultTypeRow& candidate : kFaultTypes)
+    if (type == candidate.name) row = &candidate;
+  if (row == nullptr)
+    reader.fail(reader.path_of("type"),
+                fmt::format("expected one of {}, got \"{}\"", fault_type_names(), type));
+  fault.type = row->type;
+  fault.at_us = reader.duration_field("at", nullptr, 0, duration_us - 1);
+  if (row->timed) {
+    fault.for_us = reader.duration_field("for", nullptr, 1, duration_us - fault.at_us);
+  } else if (value.contains("for")) {
+    reader.fail(reader.path_of("for"), fmt::format("not allowed for \"{}\"", type));
+  }
+  if (row->target == Target::kInstances) {
+    read_instances(reader, fault);
+  } else {
+    read_nodes(reader);
+  }
+  row->read(reader, fault, duration_us - fault.at_us);
+  reader.reject_unknown();
+  return fault;
+}
+
+}  // namespace
+
+std::string fault_type_names() {
+  std::string names;
+  for (const FaultTypeRow& row : kFaultTypes)
+    names += fmt::format("{}\"{}\"", names.empty() ? "" : ", ", row.name);
+  return names;
+}
+
+const char* to_string(FaultType type) {
+  for (const FaultTypeRow& row : kFaultTypes)
+    if (row.type == type) return row.name;
+  return "?";
+}
+
+std::vector<FaultSpec> read_faults(const json* value, const std::string& file,
+                                   DurationUs duration_us) {
+  std::vector<FaultSpec> faults;
+  if (value == nullptr) return faults;
+  if (!value->is_array())
+    throw ScenarioError(scenario_error_message(
+        file, "faults", fmt::format("expected an array, got {}", json_type_name(*value))));
+  if (value->size() > static_cast<std::size_t>(ScenarioBounds::kMaxFaults))
+    throw ScenarioError(
+        scenario_error_message(file, "faults",
+                               fmt::format("expected at most {} entries, got {}",
+                                           ScenarioBounds::kMaxFaults, value->size())));
+  for (std::size_t i = 0; i < value->size(); ++i)
+    faults.push_back(read_fault((*value)[i], fmt::format("faults[{}]", i), file, duration_us));
+  return faults;
+}
+
+}  // namespace rlsim
