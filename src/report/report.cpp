@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "report/fault_report.h"
+
 namespace rlsim {
 namespace {
 
@@ -215,6 +217,7 @@ std::string report_table(const RunResult& result, bool color) {
         totals.latency_us.quantile(0.99));
   }
   out += notes_table(result);
+  out += fault_notes(result);
   // A per-window view of the first limit: what one key actually got, against the limit.
   const Limit& first = scenario.limits.front();
   for (const auto& strategy : result.strategies) {

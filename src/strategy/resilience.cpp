@@ -85,9 +85,8 @@ void CircuitBreaker::on_result(const Ticket& ticket, bool failed, TimeUs now_us)
 }
 
 std::array<DurationUs, 3> CircuitBreaker::time_in_states(TimeUs now_us) const {
-  RLSIM_CHECK(now_us >= since_us_);
   std::array<DurationUs, 3> out = time_us_;
-  out[static_cast<int>(state_)] += now_us - since_us_;
+  out[static_cast<int>(state_)] += std::max<DurationUs>(0, now_us - since_us_);
   return out;
 }
 
@@ -315,7 +314,7 @@ nlohmann::ordered_json ResilientStrategy::report(TimeUs end_us) const {
   std::array<DurationUs, 3> time_us = retired_time_us_;
   for (const PerInstance& state : instances_) {
     if (!state.breaker) continue;
-    const auto times = state.breaker->time_in_states(std::max(end_us, env_.sim.now()));
+    const auto times = state.breaker->time_in_states(end_us);
     for (std::size_t i = 0; i < times.size(); ++i) time_us[i] += times[i];
   }
   auto timeline = timeline_;

@@ -71,7 +71,8 @@ class CircuitBreaker {
   void on_result(const Ticket& ticket, bool failed, TimeUs now_us);
 
   State state() const { return state_; }
-  // Time spent in each state from construction to `now_us` (REQUIRES: now_us >= every time seen).
+  // Time spent in each state from construction to `now_us` (the current state counts from its
+  // start to `now_us`, or nothing if it began later: the run's requests drain after its end).
   std::array<DurationUs, 3> time_in_states(TimeUs now_us) const;
   // Transitions since the last call, oldest first (the caller keeps the timeline).
   std::vector<Transition> take_transitions() { return std::exchange(transitions_, {}); }
@@ -108,7 +109,7 @@ class ResilientStrategy final : public Strategy {
   // Decisions the policy made instead of Redis: after a failed call, or with the breaker open.
   std::int64_t fallback_decisions() const { return fallback_decisions_; }
   // The "resilience" object of the JSON report (docs/metrics.md#resilience); breakers still
-  // running are counted up to `end_us`.
+  // running are counted up to `end_us`, the end of the run's traffic.
   nlohmann::ordered_json report(TimeUs end_us) const;
 
   static constexpr std::size_t kMaxTimeline = 1000;
