@@ -124,7 +124,10 @@ FaultSpec read_fault(const json& value, const std::string& path, const std::stri
     reader.fail(reader.path_of("type"),
                 fmt::format("expected one of {}, got \"{}\"", fault_type_names(), type));
   fault.type = row->type;
-  fault.at_us = reader.duration_field("at", nullptr, 0, duration_us - 1);
+  fault.at_us = reader.duration_field("at", nullptr, 0, duration_us);
+  if (fault.at_us >= duration_us)
+    reader.fail(reader.path_of("at"), fmt::format("expected a time before the end of the run ({})",
+                                                  format_duration(duration_us)));
   if (row->timed) {
     fault.for_us = reader.duration_field("for", nullptr, 1, duration_us - fault.at_us);
   } else if (value.contains("for")) {

@@ -1,0 +1,276 @@
+// The fault schedule: parsing and its errors, and each fault's effect on small hand-computed
+// traffic (constant arrivals every 100 ms, a fixed round trip, no service time).
+#include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "app/faults.h"
+#include "app/run.h"
+#include "scenario/load.h"
+
+using namespace rlsim;
+using nlohmann::json;
+
+namespace {
+
+// One user at 10/s (arrivals at 0, 100 ms, 200 ms, ...) for 4 s; round trip 1 ms, timeout 50 ms.
+std::string scenario_text(const std::string& faults, const std::string& strategy,
+                          const std::string& extra = "", int instances = 1,
+                          const std::string& limit = "1000") {
+  return fmt::format(
+      R"({{"name": "t", "duration": "4s",
+          "limits": [{{"name": "per_user", "key": "user", "limit": {}, "window": "1m"}}],
+          "instances": {{"count": {}}},
+          "traffic": [{{"name": "u", "users": 1, "rate": "10/s", "arrival": "constant"}}],
+          "redis": {{"rtt": "1ms", "service_time": "0us", "timeout": "50ms"{}}},
+          "faults": [{}],
+          "strategies": [{}]}})",
+      limit, instances, extra, faults, strategy);
+}
+
+struct Run {
+  StrategyResult result;
+  json extra;  // the fields faults.cpp adds
+};
+
+Run run(const std::string& text) {
+  const Scenario scenario = parse_scenario(text, "t.json");
+  const auto resolved = resolve_strategies(scenario, "t.json");
+  Run out{run_strategy(scenario, resolved.at(0), 1), {}};
+  out.extra = json::parse(out.result.extra_fields.dump());
+  return out;
+}
+
+std::string parse_error(const std::string& faults, const std::string& redis_extra = "") {
+  try {
+    parse_scenario(scenario_text(faults, "\"redis_fixed_window\"", redis_extra), "t.json");
+  } catch (const ScenarioError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("faults: parsed with their defaults") {
+  const Scenario s =
+      parse_scenario(scenario_text(R"({"type": "redis_down", "at": "1s", "for": "500ms"},
+                      {"type": "partition", "at": "2s", "for": "1s", "instances": [0, 2]},
+                      {"type": "redis_latency", "at": "0s", "for": "4s", "added": "5ms", "jitter": "15ms"},
+                      {"type": "redis_slow", "at": "1s", "for": "1s", "multiplier": 20},
+                      {"type": "instance_crash", "at": "3s", "instances": "all"})",
+                                   "\"redis_fixed_window\"", R"(, "pool": 4)"),
+                     "t.json");
+  REQUIRE(s.faults.size() == 5);
+  CHECK(s.redis.pool_size == 4);
+  CHECK(s.faults[0].type == FaultType::kRedisDown);
+  CHECK(s.faults[0].mode == FaultMode::kRefuse);
+  CHECK(s.faults[0].at_us == kUsPerS);
+  CHECK(s.faults[0].for_us == 500 * kUsPerMs);
+  CHECK(s.faults[1].mode == FaultMode::kBlackhole);  // a partition drops packets by default
+  CHECK(s.faults[1].instances == std::vector<std::uint32_t>{0, 2});
+  CHECK_FALSE(s.faults[1].all_instances);
+  CHECK(s.faults[2].added_rtt_us == 5000);
+  CHECK(s.faults[2].rtt_jitter_us == 15000);
+  CHECK(s.faults[2].rtt_multiplier == 1.0);
+  CHECK(s.faults[3].service_multiplier == 20.0);
+  CHECK(s.faults[4].all_instances);
+  CHECK_FALSE(s.faults[4].restarts);
+  CHECK(s.faults[4].for_us == kUsPerS);  // down to the end of the run
+}
+
+TEST_CASE("faults: every mistake names the path and what was expected") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"type": "meteor", "at": "1s", "for": "1s"})",
+       "t.json: faults[0].type: expected one of \"redis_down\", \"redis_latency\", "
+       "\"redis_slow\", \"partition\", \"instance_crash\", got \"meteor\""},
+      {R"({"type": "redis_down", "at": "1s"})", "t.json: faults[0].for: required field is missing"},
+      {R"({"type": "redis_down", "at": "1s", "for": "5s"})",
+       "t.json: faults[0].for: expected a duration from 1us to 3s, got \"5s\""},
+      {R"({"type": "redis_down", "at": "4s", "for": "1s"})",
+       "t.json: faults[0].at: expected a time before the end of the run (4s)"},
+      {R"({"type": "redis_down", "at": "1s", "for": "1s", "mode": "off"})",
+       "t.json: faults[0].mode: expected one of \"refuse\", \"blackhole\", got \"off\""},
+      {R"({"type": "redis_latency", "at": "1s", "for": "1s"})",
+       "t.json: faults[0]: expected at least one of \"added\", \"multiplier\", \"jitter\""},
+      {R"({"type": "redis_latency", "at": "1s", "for": "1s", "multiplier": 0.5})",
+       "t.json: faults[0].multiplier: expected a number from 1 to 1000, got 0.5"},
+      {R"({"type": "redis_slow", "at": "1s", "for": "1s"})",
+       "t.json: faults[0].multiplier: required field is missing"},
+      {R"({"type": "partition", "at": "1s", "for": "1s"})",
+       "t.json: faults[0].instances: required field is missing (\"all\" or a list of ids)"},
+      {R"({"type": "partition", "at": "1s", "for": "1s", "instances": [1, 1]})",
+       "t.json: faults[0].instances[1]: duplicate instance id"},
+      {R"({"type": "partition", "at": "1s", "for": "1s", "instances": "some"})",
+       "t.json: faults[0].instances: expected \"all\" or a non-empty array of instance ids, got "
+       "\"some\""},
+      {R"({"type": "redis_down", "at": "1s", "for": "1s", "nodes": [0]})",
+       "t.json: faults[0].nodes: expected \"all\" (the scenario has one Redis node), got [0]"},
+      {R"({"type": "redis_down", "at": "1s", "for": "1s", "instances": "all"})",
+       "t.json: faults[0].instances: unknown field (expected one of: at, for, mode, nodes, type)"},
+      {R"({"type": "instance_crash", "at": "1s", "for": "1s", "instances": "all"})",
+       "t.json: faults[0].for: not allowed for \"instance_crash\""},
+      {R"({"type": "instance_crash", "at": "1s", "instances": [0], "restart_after": "9s"})",
+       "t.json: faults[0].restart_after: expected a duration from 1us to 3s, got \"9s\""},
+  };
+  for (const auto& [faults, message] : cases) {
+    INFO(faults);
+    CHECK(parse_error(faults) == message);
+  }
+  CHECK(parse_error(R"({"type": "redis_down", "at": "1s", "for": "1s"})", R"(, "pool": -1)") ==
+        "t.json: redis.pool: expected an integer from 0 to 10000, got -1");
+}
+
+TEST_CASE("faults: overlapping faults compose") {
+  FaultSpec down_refuse, down_blackhole, latency_a, latency_b, slow;
+  down_refuse.type = down_blackhole.type = FaultType::kRedisDown;
+  down_blackhole.mode = FaultMode::kBlackhole;
+  latency_a.type = latency_b.type = FaultType::kRedisLatency;
+  latency_a.added_rtt_us = 1000;
+  latency_a.rtt_multiplier = 2;
+  latency_b.added_rtt_us = 500;
+  latency_b.rtt_multiplier = 3;
+  latency_b.rtt_jitter_us = 100;
+  slow.type = FaultType::kRedisSlow;
+  slow.service_multiplier = 4;
+  const RedisConditions c =
+      compose_conditions({&down_refuse, &down_blackhole, &latency_a, &latency_b, &slow});
+  CHECK(c.down == DownMode::kBlackhole);  // the worse of the two
+  CHECK(c.rtt_multiplier == 6.0);
+  CHECK(c.added_rtt_us == 1500);
+  CHECK(c.rtt_jitter_us == 100);
+  CHECK(c.service_multiplier == 4.0);
+  CHECK(compose_conditions({&down_refuse}).down == DownMode::kRefuse);
+  CHECK(compose_conditions({}).down == DownMode::kUp);
+}
+
+TEST_CASE("faults: redis_down refuse fails exactly the requests inside [at, at + for) at once") {
+  const Run r = run(scenario_text(R"({"type": "redis_down", "at": "1s", "for": "1s"})",
+                                  "\"redis_fixed_window\""));
+  // Arrivals at 1.0 .. 1.9 s: ten refused calls, each decided at once (fail open: allowed).
+  CHECK(r.result.totals.errors == 10);
+  CHECK(r.result.totals.allowed == 40);
+  CHECK(r.extra["redis_node"]["errors"]["refused"] == 10);
+  CHECK(r.extra["redis_node"]["errors"]["timeouts"] == 0);
+  CHECK(r.extra["waited_full_timeout"] == 0);
+  const json& fault = r.extra["faults"][0];
+  CHECK(fault["during"]["offered"] == 10);
+  CHECK(fault["during"]["errors"] == 10);
+  CHECK(fault["after"]["errors"] == 0);
+  CHECK(r.result.totals.latency_us.quantile(0.5) == 1000);  // a healthy INCR: one round trip
+}
+
+TEST_CASE("faults: redis_down blackhole makes each of its requests wait the full timeout") {
+  const Run r =
+      run(scenario_text(R"({"type": "redis_down", "mode": "blackhole", "at": "1s", "for": "1s"})",
+                        R"({"name": "redis_fixed_window", "on_error": "fail_closed"})"));
+  CHECK(r.result.totals.errors == 10);
+  CHECK(r.result.totals.denied == 10);  // fail closed
+  CHECK(r.extra["waited_full_timeout"] == 10);
+  CHECK(r.extra["redis_node"]["errors"]["lost"] == 10);
+  CHECK(r.result.totals.latency_us.max() == 50'000);
+  CHECK(r.extra["faults"][0]["during"]["false_denials"] == 10);
+}
+
+TEST_CASE("faults: redis_latency adds to every round trip while it lasts") {
+  const Run r = run(scenario_text(
+      R"({"type": "redis_latency", "at": "1s", "for": "1s", "added": "4ms", "multiplier": 2})",
+      "\"redis_fixed_window_lua\""));
+  // 1 ms x 2 + 4 ms during the fault, 1 ms otherwise; nothing times out.
+  CHECK(r.result.totals.latency_us.max() == 6000);
+  CHECK(r.result.totals.latency_us.quantile(0.5) == 1000);
+  CHECK(r.result.totals.errors == 0);
+  CHECK(r.extra["redis_node"]["call_latency_us"]["max"] == 6000);
+}
+
+TEST_CASE("faults: redis_slow multiplies the service time") {
+  const std::string text =
+      scenario_text(R"({"type": "redis_slow", "at": "0s", "for": "4s", "multiplier": 10})",
+                    "\"redis_fixed_window_lua\"");
+  // 100 us per command, x10: 1 ms round trip + 1 ms of service; the first request pays two
+  // (EVALSHA answered NOSCRIPT, then EVAL).
+  json j = json::parse(text);
+  j["redis"]["service_time"] = "100us";
+  const Run r = run(j.dump());
+  CHECK(r.result.totals.latency_us.max() == 4000);
+  CHECK(r.result.totals.latency_us.quantile(0.5) == Approx(2000).epsilon(0.002));
+  CHECK(r.extra["redis_node"]["utilization"] == Approx(41 * 1000.0 / 4e6).margin(0.0001));
+}
+
+TEST_CASE("faults: a partition cuts off only the listed instances") {
+  const Run r = run(scenario_text(
+      R"({"type": "partition", "mode": "refuse", "at": "1s", "for": "1s", "instances": [1]})",
+      "\"redis_fixed_window\"", "", 2));
+  // Round robin: instance 1 gets every other request, five of the ten in the fault.
+  CHECK(r.result.totals.errors == 5);
+  CHECK(r.extra["redis_node"]["errors"]["refused"] == 5);
+}
+
+TEST_CASE("faults: an instance crash loses local state, and its restart starts afresh") {
+  const Run r = run(scenario_text(
+      R"({"type": "instance_crash", "at": "1050ms", "instances": [0], "restart_after": "1s"})",
+      "\"in_memory\"", "", 2, "5"));
+  // Before the crash instances 0 and 1 admit 5 each; the restarted instance (a new id) starts
+  // with an empty counter and admits 5 more in the same minute.
+  CHECK(r.result.totals.allowed == 15);
+  REQUIRE(r.result.instance_counts.size() == 3);
+  CHECK(r.result.instance_counts[1] == std::pair<TimeUs, int>{1'050'000, 1});
+  CHECK(r.result.instance_counts[2] == std::pair<TimeUs, int>{2'050'000, 2});
+}
+
+TEST_CASE("faults: requests in flight on a crashed instance fail, and none are routed to it") {
+  // Every instance crashes at 1.0005 s, while the request of 1.0 s waits for its 1 ms reply;
+  // with no instance left, the ten arrivals from 1.1 to 2.0 s fail at once (the restart comes at
+  // 2.0005 s).
+  const Run r = run(scenario_text(
+      R"({"type": "instance_crash", "at": "1000500us", "instances": "all", "restart_after": "1s"})",
+      "\"redis_fixed_window\""));
+  CHECK(r.result.totals.errors == 11);
+  CHECK(r.result.totals.denied == 11);
+  CHECK(r.extra["faults"][0]["during"]["errors"] == 11);
+  CHECK(r.result.instance_counts.back() == std::pair<TimeUs, int>{2'000'500, 1});
+}
+
+TEST_CASE("faults: a small connection pool makes calls wait for a connection") {
+  // 10 requests/s, a 150 ms round trip and one connection: each call waits for the previous.
+  json j = json::parse(
+      scenario_text(R"({"type": "redis_slow", "at": "3s", "for": "1s", "multiplier": 1})",
+                    "\"redis_fixed_window_lua\"", R"(, "pool": 1)"));
+  j["redis"]["rtt"] = "150ms";
+  j["redis"]["timeout"] = "1s";
+  const Run r = run(j.dump());
+  CHECK(r.extra["redis_node"]["pool"]["waits"].get<int>() > 0);
+  CHECK(r.result.totals.latency_us.max() > 150'000);
+}
+
+TEST_CASE("faults: local_fallback admits limit / divisor per instance while Redis is down") {
+  const Run r = run(
+      scenario_text(R"({"type": "redis_down", "at": "0s", "for": "4s"})",
+                    R"({"name": "redis_fixed_window", "on_error": "local_fallback", "divisor": 4})",
+                    "", 2, "20"));
+  // Two instances, 20 / 4 = 5 each: 10 of the 40 requests in the minute.
+  CHECK(r.result.totals.allowed == 10);
+  CHECK(r.extra["resilience"]["fallback_decisions"] == 40);
+  CHECK(r.extra["resilience"]["divisor"] == 4);
+}
+
+TEST_CASE("faults: an open breaker stops calling Redis and returns after the cool-down") {
+  const Run r =
+      run(scenario_text(R"({"type": "redis_down", "mode": "blackhole", "at": "1s", "for": "1s"})",
+                        R"({"name": "redis_fixed_window", "on_error": "fail_open",
+          "breaker": {"failures": 2, "window": "10s", "cooldown": "450ms", "probes": 1}})"));
+  // 1.0 and 1.1 s time out and open it at 1.15 s; 1.2-1.5 s short-circuit; the probe at 1.6 s
+  // (cool-down over at 1.6 s) times out and re-opens it at 1.65 s; 1.7-2.0 s short-circuit; the
+  // probe at 2.1 s (Redis is back) closes it.
+  const json& res = r.extra["resilience"];
+  CHECK(r.extra["waited_full_timeout"] == 3);
+  CHECK(res["short_circuited"] == 8);
+  CHECK(res["breaker"]["opened"] == 2);
+  CHECK(res["breaker"]["transitions"] == 5);
+  const json& timeline = res["breaker"]["timeline"];
+  REQUIRE(timeline.size() == 5);
+  CHECK(timeline[0]["at_s"] == 1.15);
+  CHECK(timeline[4]["to"] == "closed");
+  CHECK(timeline[4]["at_s"] == 2.101);
+}
