@@ -199,7 +199,8 @@ TEST_CASE("bad scenarios exit 2 with one line on stderr naming the file and JSON
       {"param.json",
        head + limits + rest +
            R"("strategies": [{"name": "redis_fixed_window", "on_error": "maybe"}]})",
-       ": strategies[0].on_error: expected one of \"allow\", \"deny\""},
+       ": strategies[0].on_error: expected one of \"fail_open\", \"fail_closed\", "
+       "\"local_fallback\", \"allow\", \"deny\""},
   };
   for (const auto& c : cases) {
     const fs::path path = ws.dir / c.file;

@@ -86,7 +86,7 @@ TEST_CASE("multi_limit: parameters and defaults") {
   const auto resolved = resolve_params(info, nlohmann::json::object(), field, error);
   REQUIRE(resolved);
   CHECK((*resolved)["pipelined"] == true);
-  CHECK((*resolved)["on_error"] == "allow");
+  CHECK((*resolved)["on_error"] == "fail_open");
   CHECK_FALSE(resolve_params(info, nlohmann::json{{"pipelined", "yes"}}, field, error));
   CHECK(field == "pipelined");
   CHECK(info.algorithm == Algorithm::kFixedWindow);

@@ -58,6 +58,16 @@ std::string fault_line(const std::string& label, const ordered_json& fault) {
 
 }  // namespace
 
+std::vector<ChartBand> fault_bands(const Scenario& scenario, double divisor_us) {
+  std::vector<ChartBand> bands;
+  for (const FaultSpec& fault : scenario.faults) {
+    bands.push_back(ChartBand{static_cast<double>(fault.at_us) / divisor_us,
+                              static_cast<double>(fault.at_us + fault.for_us) / divisor_us,
+                              to_string(fault.type)});
+  }
+  return bands;
+}
+
 std::string fault_notes(const RunResult& result) {
   std::string out;
   for (const auto& strategy : result.strategies) {

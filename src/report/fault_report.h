@@ -4,10 +4,14 @@
 #include <string>
 
 #include "report/report.h"
+#include "report/svg_chart.h"
 
 namespace rlsim {
 
 // "" when no strategy has any of those fields.
 std::string fault_notes(const RunResult& result);
+
+// One shaded band per fault of the scenario, for the time charts (x in units of `divisor_us`).
+std::vector<ChartBand> fault_bands(const Scenario& scenario, double divisor_us);
 
 }  // namespace rlsim

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "report/fault_report.h"
+
 namespace rlsim {
 namespace {
 
@@ -98,6 +100,7 @@ std::vector<Chart> report_charts(const RunResult& result) {
   overview.x_label = fmt::format("time ({})", axis.unit);
   overview.y_label = "admitted per window";
   overview.x_max = x_max;
+  overview.bands = fault_bands(scenario, axis.divisor_us);
   const auto& palette = chart_palette();
   for (std::size_t i = 0; i < result.strategies.size(); ++i) {
     overview.series.push_back(
@@ -118,6 +121,7 @@ std::vector<Chart> report_charts(const RunResult& result) {
     instances.x_label = fmt::format("time ({})", axis.unit);
     instances.y_label = "instances";
     instances.x_max = x_max;
+    instances.bands = fault_bands(scenario, axis.divisor_us);
     ChartSeries series{"instances", palette[2], {}, true, false};
     for (const auto& [at_us, count] : result.strategies.front().instance_counts)
       series.points.emplace_back(static_cast<double>(at_us) / axis.divisor_us, count);

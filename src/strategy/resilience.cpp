@@ -268,6 +268,8 @@ Task<Decision> ResilientStrategy::decide(Request request, const Instance& instan
     }
   }
   Decision decision = co_await inner_->decide(request, instance);
+  // A user script that cannot run stops the run (exit 4): pass the strategy's message on.
+  if (!inner_->fatal_error().empty()) fail(inner_->fatal_error());
   // Other decisions ran meanwhile: instances_ may have grown, or this instance stopped.
   PerInstance& state = instances_[id];
   const bool same_life = state.epoch == epoch;
