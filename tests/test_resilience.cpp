@@ -101,3 +101,64 @@ TEST_CASE("breaker: results of calls admitted before a transition are ignored") 
   step(breaker, 1060, true);
   CHECK(breaker.state() == State::kOpen);
 }
+
+namespace {
+
+// Resolves `params` for redis_fixed_window through the registry (with the resilience parameters).
+std::string resolve_error(const nlohmann::json& params) {
+  std::string field, error;
+  const auto resolved = resolve_params(*find_strategy("redis_fixed_window"), params, field, error);
+  return resolved ? "" : field + ": " + error;
+}
+
+}  // namespace
+
+TEST_CASE("resilience: every strategy with on_error takes divisor and breaker") {
+  for (const auto& info : strategy_registry()) {
+    bool on_error = false, divisor = false, breaker = false;
+    for (const auto& p : info.params) {
+      on_error |= p.name == "on_error";
+      divisor |= p.name == "divisor";
+      breaker |= p.name == "breaker";
+    }
+    INFO(info.name);
+    CHECK(divisor == on_error);
+    CHECK(breaker == on_error);
+  }
+}
+
+TEST_CASE("resilience: parameters, aliases and their errors") {
+  std::string field, error;
+  const auto resolved =
+      resolve_params(*find_strategy("redis_fixed_window"), nlohmann::json::object(), field, error);
+  REQUIRE(resolved);
+  const ResilienceSpec defaults = resilience_spec(*resolved, 7);
+  CHECK(defaults.policy == ErrorPolicy::kFailOpen);
+  CHECK(defaults.divisor == 7);  // the initial instance count
+  CHECK_FALSE(defaults.breaker.enabled);
+
+  const auto spec_of = [](const nlohmann::json& params) {
+    std::string f, e;
+    return resilience_spec(*resolve_params(*find_strategy("redis_fixed_window"), params, f, e), 3);
+  };
+  CHECK(spec_of({{"on_error", "deny"}}).policy == ErrorPolicy::kFailClosed);
+  CHECK(spec_of({{"on_error", "allow"}}).policy == ErrorPolicy::kFailOpen);
+  CHECK(spec_of({{"on_error", "local_fallback"}, {"divisor", 4}}).divisor == 4);
+  const ResilienceSpec with_breaker = spec_of({{"breaker", {{"failures", 3}, {"cooldown", "2s"}}}});
+  CHECK(with_breaker.breaker.enabled);
+  CHECK(with_breaker.breaker.failures == 3);
+  CHECK(with_breaker.breaker.cooldown_us == 2 * kUsPerS);
+  CHECK(with_breaker.breaker.window_us == 10 * kUsPerS);  // the default
+  CHECK(with_breaker.breaker.probes == 1);
+
+  CHECK(resolve_error({{"divisor", 0}}).find("divisor: expected a positive integer") == 0);
+  CHECK(resolve_error({{"breaker", true}}) ==
+        "breaker: expected false or an object such as {\"failures\": 5, \"cooldown\": \"5s\"}, "
+        "got true");
+  CHECK(resolve_error({{"breaker", {{"failures", 0}}}}) ==
+        "breaker.failures: expected an integer from 1 to 1000000, got 0");
+  CHECK(resolve_error({{"breaker", {{"window", "forever"}}}}) ==
+        "breaker.window: expected a duration from 1ms to 1h such as \"10s\", got \"forever\"");
+  CHECK(resolve_error({{"breaker", {{"colour", 1}}}}) ==
+        "breaker.colour: unknown field (expected one of: cooldown, failures, probes, window)");
+}

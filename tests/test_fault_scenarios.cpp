@@ -1,0 +1,88 @@
+// The headline claims of the bundled fault scenarios, measured on full runs (the same claims are
+// in their `expect` lists; here they are also compared with each other).
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "app/run.h"
+#include "scenario/load.h"
+
+using namespace rlsim;
+using nlohmann::json;
+
+namespace {
+
+struct Runs {
+  Scenario scenario;
+  std::vector<StrategyResult> results;
+  const StrategyResult& by_label(const std::string& label) const {
+    for (const auto& r : results)
+      if (r.label == label) return r;
+    FAIL("no strategy " << label);
+    return results.front();
+  }
+};
+
+Runs run_all(const std::string& name) {
+  Runs runs{load_scenario(std::string(RLSIM_SOURCE_DIR) + "/scenarios/" + name), {}};
+  for (const auto& strategy : resolve_strategies(runs.scenario, name))
+    runs.results.push_back(run_strategy(runs.scenario, strategy, runs.scenario.seed));
+  return runs;
+}
+
+json extra(const StrategyResult& r) { return json::parse(r.extra_fields.dump()); }
+
+}  // namespace
+
+TEST_CASE("redis-outage: each policy's trade-off, side by side") {
+  const Runs runs = run_all("redis-outage.json");
+  const StrategyResult& open = runs.by_label("fail_open");
+  const StrategyResult& closed = runs.by_label("fail_closed");
+  const StrategyResult& fallback = runs.by_label("local_fallback");
+  const StrategyResult& breaker = runs.by_label("circuit_breaker");
+  const json during_open = extra(open)["faults"][0]["during"];
+  const json during_closed = extra(closed)["faults"][0]["during"];
+  const json during_fallback = extra(fallback)["faults"][0]["during"];
+  const json during_breaker = extra(breaker)["faults"][0]["during"];
+  // Fail open: everything through. Fail closed: nothing, and legitimate users blocked.
+  CHECK(during_open["allowed"] == during_open["offered"]);
+  CHECK(during_open["excess"].get<int>() > 900);
+  CHECK(during_closed["allowed"] == 0);
+  CHECK(during_closed["false_denials"].get<int>() >= 900);
+  // Local fallback: about the limit (10 users x 100 per minute) during the 20 s.
+  CHECK(during_fallback["allowed"].get<int>() == Approx(1000).margin(100));
+  CHECK(during_fallback["excess"] == 0);
+  // The breaker decides the same way without waiting out the timeout.
+  CHECK(during_breaker["allowed"] == during_fallback["allowed"]);
+  CHECK(extra(breaker)["waited_full_timeout"].get<int>() * 10 <
+        extra(fallback)["waited_full_timeout"].get<int>());
+  CHECK(breaker.totals.latency_us.quantile(0.99) < 5000);
+  CHECK(fallback.totals.latency_us.quantile(0.99) == 100'000);
+  // Overshoot ordering: open > fallback > closed.
+  CHECK(open.totals.limits[0].overshoot > fallback.totals.limits[0].overshoot);
+  CHECK(fallback.totals.limits[0].overshoot > closed.totals.limits[0].overshoot);
+  CHECK(closed.totals.limits[0].overshoot <= 1.0);
+}
+
+TEST_CASE("redis-saturation: utilization, queue and latency climb, timeouts follow") {
+  const Runs runs = run_all("redis-saturation.json");
+  const json node = extra(runs.by_label("lua_per_request"))["redis_node"];
+  const json ops = node["ops_per_s"]["values"];
+  REQUIRE(ops.size() >= 4);
+  // The offered load ramps up: each second's operations exceed the previous one's, until the
+  // single thread's ceiling (50,000 calls/s at 20 us each).
+  CHECK(ops[0].get<double>() < ops[1].get<double>());
+  CHECK(ops[1].get<double>() < ops[2].get<double>());
+  CHECK(ops[3].get<double>() <= 50'000);
+  CHECK(node["utilization"].get<double>() > 0.6);
+  CHECK(node["queue_length_p99"].get<int>() > 1000);
+  CHECK(node["errors"]["timeouts"].get<int>() > 1000);
+  CHECK(node["commandstats"]["EVALSHA"].get<int>() > 100'000);
+}
+
+TEST_CASE("latency-spike: the rate check passes 5 ms and calls wait for connections") {
+  const Runs runs = run_all("latency-spike.json");
+  const json e = extra(runs.by_label("lua_counter"));
+  CHECK(e["redis_node"]["call_latency_us"]["p99"].get<int>() > 5000);
+  CHECK(e["redis_node"]["pool"]["waits"].get<int>() > 1000);
+  CHECK(e["faults"][0]["during"]["excess"] == 0);
+}
