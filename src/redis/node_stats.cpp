@@ -12,10 +12,14 @@ NodeStats::NodeStats()
 
 namespace {
 
-std::string upper(const std::string& text) {
-  std::string out = text;
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
+// Strategies send command names in upper case; only other spellings are copied.
+const std::string& upper(const std::string& text, std::string& scratch) {
+  if (std::none_of(text.begin(), text.end(),
+                   [](char c) { return std::islower(static_cast<unsigned char>(c)); }))
+    return text;
+  scratch = text;
+  for (char& c : scratch) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return scratch;
 }
 
 // Which arguments of `argv` are keys, as Redis's key specs say for the commands strategies send:
@@ -54,7 +58,8 @@ void NodeStats::on_execute(const std::vector<Command>& commands, TimeUs start_us
   }
   for (const Command& argv : commands) {
     if (argv.empty()) continue;
-    const std::string name = upper(argv.front());
+    std::string scratch;
+    const std::string& name = upper(argv.front(), scratch);
     auto it = std::find_if(commands_.begin(), commands_.end(),
                            [&](const auto& entry) { return entry.first == name; });
     if (it == commands_.end()) {
