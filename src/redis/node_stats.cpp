@@ -22,30 +22,22 @@ const std::string& upper(const std::string& text, std::string& scratch) {
   return scratch;
 }
 
-// Which arguments of `argv` are keys, as Redis's key specs say for the commands strategies send:
-// EVAL / EVALSHA name theirs with numkeys, MGET / DEL / EXISTS take only keys, MSET alternates key
-// and value, commands without keys (SCRIPT, TIME, PING, ...) have none, the rest have one.
-template <typename Fn>
-void for_each_key(const Command& argv, const std::string& name, Fn&& fn) {
-  if (argv.size() < 2) return;
-  if (name == "EVAL" || name == "EVALSHA") {
-    std::size_t keys = 0;
-    if (argv.size() < 3) return;
-    const std::string& text = argv[2];
-    std::from_chars(text.data(), text.data() + text.size(), keys);
-    for (std::size_t i = 3; i < argv.size() && i < 3 + keys; ++i) fn(argv[i]);
-  } else if (name == "MGET" || name == "DEL" || name == "EXISTS" || name == "UNLINK" ||
-             name == "TOUCH") {
-    for (std::size_t i = 1; i < argv.size(); ++i) fn(argv[i]);
-  } else if (name == "MSET") {
-    for (std::size_t i = 1; i < argv.size(); i += 2) fn(argv[i]);
-  } else if (name != "SCRIPT" && name != "TIME" && name != "PING" && name != "ECHO" &&
-             name != "DBSIZE" && name != "FLUSHALL" && name != "FLUSHDB" && name != "INFO") {
-    fn(argv[1]);
-  }
-}
-
 }  // namespace
+
+// Which arguments of a command are keys, as Redis's key specs say for the commands strategies
+// send: EVAL / EVALSHA name theirs with numkeys, MGET / DEL / EXISTS take only keys, MSET
+// alternates key and value, commands without keys (SCRIPT, TIME, PING, ...) have none, the rest
+// have one. Decided once per command name.
+NodeStats::KeyRule NodeStats::key_rule(const std::string& name) {
+  if (name == "EVAL" || name == "EVALSHA") return KeyRule::kNumKeys;
+  if (name == "MGET" || name == "DEL" || name == "EXISTS" || name == "UNLINK" || name == "TOUCH")
+    return KeyRule::kAll;
+  if (name == "MSET") return KeyRule::kPairs;
+  if (name == "SCRIPT" || name == "TIME" || name == "PING" || name == "ECHO" || name == "DBSIZE" ||
+      name == "FLUSHALL" || name == "FLUSHDB" || name == "INFO")
+    return KeyRule::kNone;
+  return KeyRule::kFirst;
+}
 
 void NodeStats::on_execute(const std::vector<Command>& commands, TimeUs start_us,
                            DurationUs busy_us, std::int64_t commands_ahead) {
@@ -61,39 +53,59 @@ void NodeStats::on_execute(const std::vector<Command>& commands, TimeUs start_us
     std::string scratch;
     const std::string& name = upper(argv.front(), scratch);
     auto it = std::find_if(commands_.begin(), commands_.end(),
-                           [&](const auto& entry) { return entry.first == name; });
-    if (it == commands_.end()) {
-      commands_.emplace_back(name, 1);
-    } else {
-      ++it->second;
+                           [&](const CommandCount& entry) { return entry.name == name; });
+    if (it == commands_.end()) it = commands_.insert(it, CommandCount{name, 0, key_rule(name)});
+    ++it->calls;
+    switch (it->rule) {
+      case KeyRule::kNone:
+        break;
+      case KeyRule::kFirst:
+        if (argv.size() > 1) count_key(argv[1]);
+        break;
+      case KeyRule::kAll:
+        for (std::size_t i = 1; i < argv.size(); ++i) count_key(argv[i]);
+        break;
+      case KeyRule::kPairs:
+        for (std::size_t i = 1; i < argv.size(); i += 2) count_key(argv[i]);
+        break;
+      case KeyRule::kNumKeys: {
+        std::size_t keys = 0;
+        if (argv.size() < 3) break;
+        std::from_chars(argv[2].data(), argv[2].data() + argv[2].size(), keys);
+        for (std::size_t i = 3; i < argv.size() && i < 3 + keys; ++i) count_key(argv[i]);
+        break;
+      }
     }
-    for_each_key(argv, name, [this](const std::string& key) { count_key(key); });
   }
 }
 
 void NodeStats::count_key(const std::string& key) {
-  const auto found = key_slot_of_.find(key);
-  if (found != key_slot_of_.end()) {
-    ++key_slots_[found->second].second;
-    return;
+  // Slots are found by hash first (a scan of kHotKeySlots integers), so that most operations
+  // compare no string and a replaced slot reuses its string's buffer.
+  const std::size_t hash = std::hash<std::string>{}(key);
+  for (std::size_t i = 0; i < key_slots_.size(); ++i) {
+    if (key_hashes_[i] == hash && key_slots_[i].first == key) {
+      ++key_slots_[i].second;
+      return;
+    }
   }
   if (key_slots_.size() < kHotKeySlots) {
-    key_slot_of_.emplace(key, key_slots_.size());
     key_slots_.emplace_back(key, 1);
+    key_hashes_.push_back(hash);
     return;
   }
   // Space-Saving: the new key takes over the smallest counter (the first one, on ties).
   std::size_t smallest = 0;
   for (std::size_t i = 1; i < key_slots_.size(); ++i)
     if (key_slots_[i].second < key_slots_[smallest].second) smallest = i;
-  key_slot_of_.erase(key_slots_[smallest].first);
-  key_slot_of_.emplace(key, smallest);
-  key_slots_[smallest].first = key;
+  key_slots_[smallest].first.assign(key);
   ++key_slots_[smallest].second;
+  key_hashes_[smallest] = hash;
 }
 
 std::vector<std::pair<std::string, std::uint64_t>> NodeStats::commandstats() const {
-  auto out = commands_;
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  for (const CommandCount& entry : commands_) out.emplace_back(entry.name, entry.calls);
   std::sort(out.begin(), out.end());
   return out;
 }

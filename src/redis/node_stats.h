@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -18,10 +17,11 @@ namespace rlsim {
 
 class NodeStats {
  public:
-  // Hot keys are tracked with the Space-Saving algorithm in this many counters: any key with more
-  // than total_ops / kHotKeySlots operations is among them, and each count overstates by at most
-  // the smallest count (bounded memory whatever the keyspace).
-  static constexpr std::size_t kHotKeySlots = 64;
+  // Hot keys are tracked with the Space-Saving algorithm in this many counters (few, since each
+  // new key scans them all): any key with more than total_ops / kHotKeySlots operations is among
+  // them, and each count overstates by at most the smallest count (bounded memory whatever the
+  // keyspace).
+  static constexpr std::size_t kHotKeySlots = 16;
   static constexpr std::size_t kMaxBuckets = 100'000;
 
   NodeStats();
@@ -49,11 +49,18 @@ class NodeStats {
   const std::vector<std::uint64_t>& ops_per_bucket() const { return ops_per_bucket_; }
 
  private:
+  enum class KeyRule { kNone, kFirst, kAll, kPairs, kNumKeys };
+  struct CommandCount {
+    std::string name;
+    std::uint64_t calls = 0;
+    KeyRule rule = KeyRule::kFirst;
+  };
+  static KeyRule key_rule(const std::string& name);
   void count_key(const std::string& key);
 
-  std::vector<std::pair<std::string, std::uint64_t>> commands_;  // few names: a linear search
+  std::vector<CommandCount> commands_;  // few names: a linear search
   std::vector<std::pair<std::string, std::uint64_t>> key_slots_;
-  std::unordered_map<std::string, std::size_t> key_slot_of_;  // lookups only, never iterated
+  std::vector<std::size_t> key_hashes_;  // std::hash of each slot's key
   DurationUs busy_us_ = 0;
   std::unique_ptr<Histogram> queue_length_;  // ~224 KiB each: kept off the stack
   std::unique_ptr<Histogram> call_latency_us_;
