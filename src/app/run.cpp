@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 
+#include "app/clock_report.h"
 #include "app/exit_codes.h"
 #include "core/simulator.h"
 #include "oracle/oracle.h"
@@ -63,7 +64,9 @@ class StrategyRun final : public RequestSink, public EventTarget {
         strategy_(strategy.info->make(StrategyEnv{
             sim_, server_, scenario.limits, catalog_, strategy.params, Rng(seed, "strategy"),
             scenario_dir_of(scenario), scenario.instances.count})),
-        oracle_(scenario.limits, strategy.info->algorithm, bucket_shapes(scenario, strategy)) {
+        oracle_(scenario.limits, strategy.info->algorithm, bucket_shapes(scenario, strategy)),
+        clock_watch_(scenario.instances.clock, scenario.limits.size()) {
+    clock_watch_.attach(server_);
     result_.label = strategy.label;
     result_.name = strategy.info->name;
     for (std::uint32_t i = 0; i < scenario.traffic.size(); ++i) {
@@ -92,6 +95,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     result_.redis_round_trips = server_.stats().round_trips;
     result_.redis_timeouts = server_.stats().timeouts;
     result_.redis_keys_at_end = store_.key_count();
+    result_.clock = clock_watch_.report(pool_, scenario_.duration_us);
     return std::move(result_);
   }
 
@@ -160,6 +164,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
         pending->request,
         Outcome{decision.allowed, decision.denied_by, decision.error, decision.observed_count},
         pending->ideal_admitted, now_us, run.pool_.active_count());
+    run.clock_watch_.after_decision(run.oracle_.totals(), run.pool_, now_us);
     --pending->instance->inflight;
     run.free_.push_back(pending);
   }
@@ -182,6 +187,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
   InstancePool pool_;
   std::unique_ptr<Strategy> strategy_;
   Oracle oracle_;
+  ClockWatch clock_watch_;
   std::vector<std::unique_ptr<TrafficSource>> sources_;
   std::deque<Pending> storage_;  // bounded by the most requests in flight at once
   std::vector<Pending*> free_;

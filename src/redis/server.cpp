@@ -160,7 +160,8 @@ void RedisServer::arrive(std::uint32_t index) {
                                                   conditions_.service_multiplier);
   free_at_us_ = start_us + service_us * static_cast<DurationUs>(record.commands.size());
   // Effects happen at the start of service on the server's clock; FIFO keeps starts monotonic.
-  store_.execute(record.commands, kEpochUnixUs + start_us, record.replies);
+  store_time_us_ = std::max(store_time_us_, clock_unix_us(start_us));
+  store_.execute(record.commands, store_time_us_, record.replies);
   const TimeUs reply_at_us = free_at_us_ + record.back_us;
   if (record.timeout_scheduled) {  // the client gives up before any reply: it is lost
     release(index);

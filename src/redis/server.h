@@ -14,6 +14,7 @@
 #include <coroutine>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <vector>
 
 #include "core/rng.h"
@@ -126,6 +127,14 @@ class RedisServer final : public EventTarget {
   // call gets its connection (as with a blocking pool in front of a socket timeout).
   void set_pool_size(int connections) { pool_size_ = connections; }
 
+  // The Redis node's own clock (docs/clocks.md): its reading of Unix time at true time t, used for
+  // TIME and TTLs. Unset: exact. A reading that steps back is held at the last one used, so the
+  // store's time never decreases.
+  void set_clock(std::function<TimeUs(TimeUs)> clock) { clock_ = std::move(clock); }
+  TimeUs clock_unix_us(TimeUs true_us) const {
+    return clock_ ? clock_(true_us) : kEpochUnixUs + true_us;
+  }
+
   const RedisStats& stats() const { return stats_; }
   const DataStore& store() const { return store_; }
   // Calls still in flight (bounded by the number of waiting requests).
@@ -186,6 +195,8 @@ class RedisServer final : public EventTarget {
   RedisConditions conditions_;
   int pool_size_ = 0;
   std::vector<Client> clients_;  // indexed by ClientId, grown on first use
+  std::function<TimeUs(TimeUs)> clock_;
+  TimeUs store_time_us_ = 0;  // the last server time given to the store
 };
 
 }  // namespace rlsim

@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "scenario/load_clocks.h"
+
 namespace rlsim {
 namespace {
 
@@ -261,6 +263,9 @@ InstancesSpec read_instances(const json& value, const std::string& file, Duratio
     const DurationUs zero = 0;
     spec.clock_spread_us =
         clock_reader.duration_field("spread", &zero, 0, ScenarioBounds::kMaxClockOffsetUs);
+    read_clock_settings(clock_reader.find("ntp"), clock_reader.find("attribution_threshold"), file,
+                        spec.clock);
+    spec.clock.configured = true;
     clock_reader.reject_unknown();
   }
   reader.reject_unknown();
@@ -661,6 +666,8 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
   }
 
   scenario.redis = read_redis(reader.find("redis"), file);
+  read_clock_faults(reader.find("clock_faults"), file, scenario.duration_us,
+                    scenario.instances.clock);
 
   const json& strategies =
       reader.array_field("strategies", true, 1, ScenarioBounds::kMaxStrategies);

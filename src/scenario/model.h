@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/time.h"
+#include "scenario/clock_spec.h"
 
 namespace rlsim {
 
@@ -67,6 +68,7 @@ struct InstancesSpec {
   std::vector<ScheduleStep> schedule;     // strictly increasing at_us
   std::vector<DurationUs> clock_offsets;  // instance i (by start order) gets offsets[i] if present
   DurationUs clock_spread_us = 0;         // otherwise uniform in [-spread, +spread]
+  ClockSpec clock;  // ntp, clock faults (top-level clock_faults), attribution threshold
 };
 
 enum class BalancerPolicy { kRoundRobin, kRandom, kLeastInflight, kSticky };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/check.h"
+#include "strategy/clock_source.h"
 #include "strategy/hybrid.h"
 
 namespace rlsim {
@@ -114,7 +115,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        "(a little more CPU than a bare INCR, the lesson's 'one Lua call per request' load), and "
        "the fixed window's burst at a window edge stays: up to 2 x limit in any one window's "
        "length.",
-       {on_error_param()},
+       {on_error_param(), clock_param(), clock_refresh_param()},
        Algorithm::kFixedWindow,
        make_redis_fixed_window_lua,
        nullptr,
@@ -134,7 +135,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        "(the lesson's 'review the Lua script complexity' when p99 rises), and now comes from the "
        "callers' clocks, so clock skew between instances blurs the window edge (the lesson's "
        "section 7).",
-       {on_error_param()},
+       {on_error_param(), clock_param(), clock_refresh_param()},
        Algorithm::kSlidingLog,
        make_redis_sliding_log,
        nullptr,
@@ -152,7 +153,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        "limited) but needs only two integers per key instead of a log: it mostly prevents the "
        "fixed window's 2x burst at a window edge (rolling_overshoot a little above 1 instead of "
        "near 2). Compare it with redis_sliding_log on the same traffic for its error.",
-       {on_error_param()},
+       {on_error_param(), clock_param(), clock_refresh_param()},
        Algorithm::kSlidingCounter,
        make_redis_sliding_counter,
        nullptr,
@@ -171,7 +172,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        "that does floating-point work per request, and a refill that depends on the callers' "
        "clocks (an instance whose clock runs behind the stored ts refills nothing; one that runs "
        "ahead refills early).",
-       {on_error_param(),
+       {on_error_param(), clock_param(), clock_refresh_param(),
         param("capacity", "int", nullptr,
               "tokens in a full bucket, the largest burst (default: each limit's limit)"),
         param("refill_rate", "rate", nullptr,
@@ -193,7 +194,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        "instead of two and does less work per request; by default burst = the limit and rate = "
        "limit per window. Like the token bucket it has no window edges, and like every script "
        "that is given now it depends on the callers' clocks agreeing.",
-       {on_error_param(),
+       {on_error_param(), clock_param(), clock_refresh_param(),
         param("burst", "int", nullptr,
               "requests admitted at once from idle, the bucket's capacity (default: each limit's "
               "limit)"),
@@ -221,7 +222,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        "reply allow_if cannot read stops the run (exit 4). The trade-off is whatever your script's "
        "is; the point is to measure it on your traffic next to the built-in strategies. Its ideal "
        "limiter is the fixed window, so false_denials are counted against that.",
-       {on_error_param(),
+       {on_error_param(), clock_param(), clock_refresh_param(),
         required_param("script", "path", "the Lua file, relative to the scenario file"),
         required_param("keys", "string_array",
                        "templates for KEYS, e.g. [\"rl:{${user}}:tokens\"]"),

@@ -22,6 +22,8 @@ void InstancePool::scale_to(int count, TimeUs now_us, InstanceObserver& observer
     Instance instance;
     instance.id = static_cast<std::uint32_t>(all_.size());
     instance.clock_offset_us = offset_for(instance.id);
+    clocks_.emplace_back(instance.clock_offset_us, spec_.clock, instance.id);
+    instance.clock = &clocks_.back();
     instance.active = true;
     instance.started_us = now_us;
     all_.push_back(instance);

@@ -1,0 +1,171 @@
+#include "scenario/load_clocks.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "scenario/load.h"
+
+namespace rlsim {
+
+const char* to_string(ClockFaultType type) {
+  switch (type) {
+    case ClockFaultType::kOffset:
+      return "clock_offset";
+    case ClockFaultType::kDrift:
+      return "clock_drift";
+    case ClockFaultType::kJump:
+      return "clock_jump";
+  }
+  return "?";
+}
+
+namespace {
+
+using nlohmann::json;
+
+// Bounds (docs/scenario-format.md): a drift beyond 10% is no clock, and 10^5 ppm over 24 h stays
+// exact in a double's integer range.
+constexpr double kMaxDriftPpm = 100'000;
+constexpr std::size_t kMaxClockFaults = 1000;
+constexpr std::int64_t kMaxInstanceId = 1'000'000;
+
+[[noreturn]] void fail(const std::string& file, const std::string& path,
+                       const std::string& message) {
+  throw ScenarioError(scenario_error_message(file, path, message));
+}
+
+// Rejects any field of `object` not in `known`; requires an object.
+void check_fields(const json& object, const std::string& path, const std::string& file,
+                  std::initializer_list<const char*> known) {
+  if (!object.is_object()) fail(file, path, "expected an object");
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    if (std::none_of(known.begin(), known.end(), [&](const char* k) { return it.key() == k; })) {
+      std::string names;
+      for (const char* k : known) names += (names.empty() ? "" : ", ") + std::string(k);
+      fail(file, path + "." + it.key(), fmt::format("unknown field (expected one of: {})", names));
+    }
+  }
+}
+
+DurationUs duration(const json& value, const std::string& path, const std::string& file,
+                    DurationUs min_us, DurationUs max_us, bool allow_negative) {
+  const auto parsed =
+      value.is_string() ? parse_duration(value.get<std::string>(), allow_negative) : std::nullopt;
+  if (!parsed) {
+    fail(file, path,
+         fmt::format("expected a duration such as \"50ms\", \"1.5s\"{}, got {}",
+                     allow_negative ? " (may be negative)" : "", value.dump()));
+  }
+  if (*parsed < min_us || *parsed > max_us) {
+    fail(file, path,
+         fmt::format("expected a duration from {} to {}, got {}", format_duration(min_us),
+                     format_duration(max_us), value.dump()));
+  }
+  return *parsed;
+}
+
+const json& required(const json& object, const char* key, const std::string& path,
+                     const std::string& file) {
+  const auto it = object.find(key);
+  if (it == object.end()) fail(file, path + "." + key, "required field is missing");
+  return *it;
+}
+
+constexpr std::pair<const char*, ClockFaultType> kFaultTypes[] = {
+    {"clock_offset", ClockFaultType::kOffset},
+    {"clock_drift", ClockFaultType::kDrift},
+    {"clock_jump", ClockFaultType::kJump}};
+
+ClockFault read_fault(const json& value, const std::string& path, const std::string& file,
+                      DurationUs duration_us) {
+  check_fields(value, path, file, {"at", "type", "instances", "redis", "amount"});
+  ClockFault fault;
+  fault.at_us =
+      duration(required(value, "at", path, file), path + ".at", file, 0, duration_us, false);
+  const json& type = required(value, "type", path, file);
+  bool known_type = false;
+  for (const auto& [name, t] : kFaultTypes) {
+    if (type.is_string() && type.get<std::string>() == name) {
+      fault.type = t;
+      known_type = true;
+    }
+  }
+  if (!known_type) {
+    fail(file, path + ".type",
+         fmt::format("expected one of \"clock_offset\", \"clock_drift\", \"clock_jump\", got {}",
+                     type.dump()));
+  }
+  if (const auto it = value.find("redis"); it != value.end()) {
+    if (!it->is_boolean()) fail(file, path + ".redis", "expected true or false");
+    fault.redis = it->get<bool>();
+  }
+  if (const auto it = value.find("instances"); it != value.end()) {
+    if (fault.redis)
+      fail(file, path + ".instances", "a fault on the Redis node (redis: true) names no instances");
+    if (!it->is_array() || it->empty())
+      fail(file, path + ".instances", "expected a non-empty array of instance ids");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const json& id = (*it)[i];
+      if (!id.is_number_integer() || id.get<std::int64_t>() < 0 ||
+          id.get<std::int64_t>() >= kMaxInstanceId) {
+        fail(file, fmt::format("{}.instances[{}]", path, i),
+             fmt::format("expected an instance id (start order, from 0 to {}), got {}",
+                         kMaxInstanceId - 1, id.dump()));
+      }
+      fault.instances.push_back(static_cast<std::uint32_t>(id.get<std::int64_t>()));
+    }
+  }
+  const json& amount = required(value, "amount", path, file);
+  if (fault.type == ClockFaultType::kDrift) {
+    if (!amount.is_number() || amount.get<double>() < -kMaxDriftPpm ||
+        amount.get<double>() > kMaxDriftPpm) {
+      fail(file, path + ".amount",
+           fmt::format("expected a drift in parts per million, a number from {:.0f} to {:.0f}, "
+                       "got {}",
+                       -kMaxDriftPpm, kMaxDriftPpm, amount.dump()));
+    }
+    fault.drift_ppm = amount.get<double>();
+  } else {
+    fault.amount_us = duration(amount, path + ".amount", file, -ScenarioBounds::kMaxClockOffsetUs,
+                               ScenarioBounds::kMaxClockOffsetUs, true);
+  }
+  return fault;
+}
+
+}  // namespace
+
+void read_clock_settings(const json* ntp, const json* threshold, const std::string& file,
+                         ClockSpec& spec) {
+  if (ntp != nullptr) {
+    const std::string path = "instances.clock.ntp";
+    check_fields(*ntp, path, file, {"interval", "max_error"});
+    spec.ntp.interval_us = duration(required(*ntp, "interval", path, file), path + ".interval",
+                                    file, 10 * kUsPerMs, kUsPerHour, false);
+    spec.ntp.max_error_us = duration(required(*ntp, "max_error", path, file), path + ".max_error",
+                                     file, 0, ScenarioBounds::kMaxClockOffsetUs, false);
+    spec.configured = true;
+  }
+  if (threshold != nullptr) {
+    spec.attribution_threshold_us = duration(*threshold, "instances.clock.attribution_threshold",
+                                             file, 0, ScenarioBounds::kMaxClockOffsetUs, false);
+  }
+}
+
+void read_clock_faults(const json* faults, const std::string& file, DurationUs duration_us,
+                       ClockSpec& spec) {
+  if (faults == nullptr) return;
+  if (!faults->is_array() || faults->size() > kMaxClockFaults) {
+    fail(file, "clock_faults",
+         fmt::format("expected an array of at most {} clock faults", kMaxClockFaults));
+  }
+  for (std::size_t i = 0; i < faults->size(); ++i)
+    spec.faults.push_back(
+        read_fault((*faults)[i], fmt::format("clock_faults[{}]", i), file, duration_us));
+  // Applied in time order; faults at the same time in the order listed.
+  std::stable_sort(spec.faults.begin(), spec.faults.end(),
+                   [](const ClockFault& a, const ClockFault& b) { return a.at_us < b.at_us; });
+  if (!spec.faults.empty()) spec.configured = true;
+}
+
+}  // namespace rlsim
