@@ -109,7 +109,8 @@ void RedisServer::send(RedisCallBase& call, std::coroutine_handle<> waiting, Cli
       break;
   }
   // One round-trip sample per call, split evenly between the two legs.
-  const DurationUs rtt_us = sample_rtt_us();
+  const DurationUs rtt_us =
+      sample_rtt_us() + (client < client_added_rtt_us_.size() ? client_added_rtt_us_[client] : 0);
   const DurationUs out_us = rtt_us / 2;
   record.back_us = rtt_us - out_us;
   ++stats_.round_trips;

@@ -107,6 +107,7 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
                        {"max", totals.latency_us.max()}};
   out["strategy_metrics"] = result.strategy_metrics;
   if (!result.clock.is_null()) out["clock"] = result.clock;
+  if (!result.regions.is_null()) out["regions"] = result.regions;
   ordered_json windows = ordered_json::array();
   for (const auto& point : totals.series) {
     windows.push_back({{"start_s", seconds(point.start_us)},
@@ -155,6 +156,16 @@ std::string notes_table(const RunResult& result) {
       out += fmt::format("{}: excess while an instance clock was off by > {} us: {} of {}\n",
                          strategy.label, clock["attribution_threshold_us"].dump(),
                          clock["excess_while_off"].dump(), clock["excess"].dump());
+    }
+    if (strategy.regions.is_array()) {
+      std::string line;
+      for (const auto& region : strategy.regions) {
+        line += fmt::format("{}{} allowed={} overshoot={} p50_us={} p99_us={}",
+                            line.empty() ? "" : "; ", region["name"].get<std::string>(),
+                            region["allowed"].dump(), region["overshoot"].dump(),
+                            region["latency_us"]["p50"].dump(), region["latency_us"]["p99"].dump());
+      }
+      out += fmt::format("{}: regions: {}\n", strategy.label, line);
     }
     const Staleness& staleness = strategy.totals.staleness;
     if (staleness.samples > 0) {

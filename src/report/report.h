@@ -22,7 +22,8 @@ struct StrategyResult {
   std::vector<std::pair<TimeUs, int>> instance_counts;  // (true time, active count) at each change
   nlohmann::ordered_json strategy_metrics =
       nlohmann::ordered_json::object();  // Strategy::write_metrics
-  nlohmann::ordered_json clock;  // clock attribution and error series, or null (docs/clocks.md)
+  nlohmann::ordered_json clock;    // clock attribution and error series, or null (docs/clocks.md)
+  nlohmann::ordered_json regions;  // per region, or null (docs/regions.md)
   // An FNV-1a-style hash over the decision stream (request id, decision time, allowed, denied_by,
   // error) in decision order: two runs with equal digests made the same decisions at the same
   // times.

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "scenario/load_clocks.h"
+#include "scenario/load_regions.h"
 
 namespace rlsim {
 namespace {
@@ -304,6 +305,7 @@ TrafficGroup read_traffic(const json& value, const std::string& path, const std:
     group.endpoints.push_back(endpoints[i].get<std::string>());
   }
   if (group.endpoints.empty()) group.endpoints.push_back("/api");
+  read_traffic_region(reader.find("region"), reader.find("roaming"), path, file, group);
   reader.reject_unknown();
   return group;
 }
@@ -668,6 +670,7 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
   scenario.redis = read_redis(reader.find("redis"), file);
   read_clock_faults(reader.find("clock_faults"), file, scenario.duration_us,
                     scenario.instances.clock);
+  read_regions(reader.find("regions"), file, scenario);
 
   const json& strategies =
       reader.array_field("strategies", true, 1, ScenarioBounds::kMaxStrategies);

@@ -9,6 +9,7 @@
 
 #include "core/time.h"
 #include "scenario/clock_spec.h"
+#include "scenario/region_spec.h"
 
 namespace rlsim {
 
@@ -69,6 +70,7 @@ struct InstancesSpec {
   std::vector<DurationUs> clock_offsets;  // instance i (by start order) gets offsets[i] if present
   DurationUs clock_spread_us = 0;         // otherwise uniform in [-spread, +spread]
   ClockSpec clock;  // ntp, clock faults (top-level clock_faults), attribution threshold
+  std::vector<std::uint32_t> regions;  // region of instance id i (empty: no regions)
 };
 
 enum class BalancerPolicy { kRoundRobin, kRandom, kLeastInflight, kSticky };
@@ -88,6 +90,12 @@ struct TrafficGroup {
   TimeUs end_us = 0;
   std::int64_t ips = 1;  // distinct client IPs shared by the group's users
   std::vector<std::string> endpoints;
+  // Multi-region (docs/regions.md): the users' home region, the share of requests that land in
+  // another region (chosen uniformly), and the number of regions.
+  std::string region_name;
+  std::uint32_t region = 0;
+  double roaming = 0;
+  std::uint32_t region_count = 1;
 };
 
 struct RttSpec {
@@ -145,6 +153,7 @@ struct Scenario {
   RedisSpec redis;
   std::vector<StrategySpec> strategies;
   std::vector<Expectation> expectations;
+  RegionsSpec regions;
 };
 
 }  // namespace rlsim

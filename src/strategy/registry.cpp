@@ -238,6 +238,9 @@ const std::vector<StrategyInfo>& strategy_registry() {
       sharded_global_info(),
       local_budget_info(),
       token_reservation_info(),
+      region_local_info(),
+      global_redis_info(),
+      crdt_counter_info(),
   };
   return registry;
 }

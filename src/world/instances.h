@@ -18,6 +18,7 @@ namespace rlsim {
 struct Instance {
   std::uint32_t id = 0;  // start order, never reused
   DurationUs clock_offset_us = 0;
+  std::uint32_t region = 0;    // docs/regions.md; 0 without regions
   std::uint32_t inflight = 0;  // requests routed here and not yet decided
   bool active = false;
   TimeUs started_us = 0;
@@ -50,7 +51,8 @@ class InstancePool {
 
   // Starts or stops instances until `count` are active; newest stop first.
   void scale_to(int count, TimeUs now_us, InstanceObserver& observer);
-  // Picks the instance for a request. REQUIRES: at least one active instance.
+  // Picks the instance for a request: with regions, round-robin over the active instances of the
+  // request's region. REQUIRES: at least one active instance (in that region).
   Instance& route(const Request& request);
 
   Instance& get(std::uint32_t id) { return all_[id]; }
@@ -70,6 +72,9 @@ class InstancePool {
   std::deque<ClockModel> clocks_;      // indexed by id, like all_
   std::vector<std::uint32_t> active_;  // ids in start order
   std::uint64_t round_robin_next_ = 0;
+  // With regions: active ids per region and a round-robin position per region.
+  std::vector<std::vector<std::uint32_t>> region_active_;
+  std::vector<std::uint64_t> region_next_;
 };
 
 }  // namespace rlsim
