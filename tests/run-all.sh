@@ -34,4 +34,8 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 # Every bundled scenario's headline claims, each run twice to prove determinism.
 build/rlsim check scenarios/*.json --check-determinism
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"
+# Static analysis (the committed .clang-tidy) and bounded fuzzing of the scenario parser and the
+# embedded Redis + Lua layer (tests/fuzz/).
+tests/tidy.sh
+tests/fuzz/run.sh "${RLSIM_FUZZ_SECONDS:-60}"
 echo "all tests passed"
