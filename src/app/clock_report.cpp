@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "report/rounding.h"
+
 namespace rlsim {
 
 ClockWatch::ClockWatch(const ClockSpec& spec, std::size_t limit_count)
@@ -46,8 +48,7 @@ namespace {
 
 double share(std::int64_t part, std::int64_t whole) {
   if (whole == 0) return 0.0;
-  const double ratio = static_cast<double>(part) / static_cast<double>(whole);
-  return static_cast<double>(static_cast<std::int64_t>(ratio * 10000.0 + 0.5)) / 10000.0;
+  return round4(static_cast<double>(part) / static_cast<double>(whole));
 }
 
 // Errors of `clock` at each series point, and the largest in magnitude.

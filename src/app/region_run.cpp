@@ -1,15 +1,13 @@
 #include "app/region_run.h"
 
+#include "report/rounding.h"
+
 namespace rlsim {
 
 namespace {
 
 RedisTiming timing_of(const RedisSpec& spec) {
   return RedisTiming{spec.rtt.p50_us, spec.rtt.p99_us, spec.service_time_us, spec.timeout_us};
-}
-
-double round4(double value) {
-  return static_cast<double>(static_cast<std::int64_t>(value * 10000.0 + 0.5)) / 10000.0;
 }
 
 }  // namespace

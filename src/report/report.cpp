@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/rounding.h"
+
 namespace rlsim {
 namespace {
 
@@ -15,13 +17,6 @@ double seconds(TimeUs us) { return static_cast<double>(us) / kUsPerS; }
 double per_request(std::uint64_t total, std::int64_t offered) {
   return offered == 0 ? 0.0 : static_cast<double>(total) / static_cast<double>(offered);
 }
-
-// Rounds a non-negative ratio to 4 decimals so that reports stay readable and stable.
-double round4(double value) { return static_cast<double>(std::llround(value * 10000.0)) / 10000.0; }
-
-// Rounds a rate in [0, 1] to 8 decimals: error rates of interest are around 0.00003 (0.003%),
-// which 4 decimals would show as 0.
-double round8(double value) { return static_cast<double>(std::llround(value * 1e8)) / 1e8; }
 
 // A strategy's headline numbers: the worst over its limits (the report contract).
 struct Worst {
