@@ -101,7 +101,7 @@ void read_clock_settings(const json* ntp, const json* threshold, const std::stri
     const std::string path = "instances.clock.ntp";
     check_fields(*ntp, path, file, {"interval", "max_error"});
     spec.ntp.interval_us = duration(required(*ntp, "interval", path, file), path + ".interval",
-                                    file, 10 * kUsPerMs, kUsPerHour, false);
+                                    file, kUsPerS, kUsPerHour, false);
     spec.ntp.max_error_us = duration(required(*ntp, "max_error", path, file), path + ".max_error",
                                      file, 0, ScenarioBounds::kMaxClockOffsetUs, false);
     spec.configured = true;
