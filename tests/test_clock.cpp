@@ -304,3 +304,13 @@ TEST_CASE("vm-resume.json: the jumped clock lets the local-clock log through, TI
   CHECK(errors[static_cast<std::size_t>(100 / step_s)] == 1000);
   CHECK(series["instances"][0]["max_abs_error_us"] == 0);
 }
+
+TEST_CASE("the JSON report has a clock section only when the scenario configures clocks") {
+  const auto has_clock = [](const std::string& instances_clock) {
+    const Scenario s = parse_scenario(scenario_with(instances_clock, ""), "t.json");
+    const auto json = report_json(rlsim::testing::run_text(s));
+    return json["strategies"][0].contains("clock");
+  };
+  CHECK_FALSE(has_clock(""));
+  CHECK(has_clock(R"({"offsets": ["5ms"]})"));
+}
