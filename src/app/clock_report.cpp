@@ -34,7 +34,18 @@ void ClockWatch::after_decision(const OracleTotals& totals, const InstancePool& 
     const std::int64_t new_excess = metrics.excess - counts.excess;
     const std::int64_t new_wrong = metrics.wrongly_allowed - counts.wrongly_allowed;
     if (new_excess == 0 && new_wrong == 0) continue;
-    if (off < 0) off = max_active_error_us(pool, now_us) > spec_.attribution_threshold_us ? 1 : 0;
+    if (off < 0) {
+      // With thousands of instances and excess on most decisions, reading every clock each time
+      // would dominate the run: the largest error is read at most once per millisecond of true
+      // time (and again when the active set changes).
+      const std::int64_t ms = now_us / kUsPerMs;
+      if (ms != cached_ms_ || pool.active_ids().size() != cached_active_) {
+        cached_ms_ = ms;
+        cached_active_ = pool.active_ids().size();
+        cached_off_ = max_active_error_us(pool, now_us) > spec_.attribution_threshold_us;
+      }
+      off = cached_off_ ? 1 : 0;
+    }
     counts.excess = metrics.excess;
     counts.wrongly_allowed = metrics.wrongly_allowed;
     if (off == 1) {

@@ -43,7 +43,9 @@ class ClockWatch {
   const ClockSpec& spec_;
   ClockModel redis_clock_;
   std::vector<LimitCounts> limits_;
-  std::vector<std::string> names_;
+  std::int64_t cached_ms_ = -1;  // the millisecond of true time cached_off_ was read at
+  std::size_t cached_active_ = 0;
+  bool cached_off_ = false;
 };
 
 }  // namespace rlsim
