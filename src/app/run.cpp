@@ -7,8 +7,10 @@
 #include <limits>
 #include <memory>
 
+#include "app/clock_report.h"
 #include "app/exit_codes.h"
 #include "app/faults.h"
+#include "app/region_run.h"
 #include "core/simulator.h"
 #include "oracle/oracle.h"
 #include "redis/mock_store.h"
@@ -65,7 +67,12 @@ class StrategyRun final : public RequestSink, public EventTarget {
             sim_, server_, scenario.limits, catalog_, strategy.params, Rng(seed, "strategy"),
             scenario_dir_of(scenario), scenario.instances.count})),
         oracle_(scenario.limits, strategy.info->algorithm, bucket_shapes(scenario, strategy)),
+        clock_watch_(scenario.instances.clock, scenario.limits.size()),
+        regions_(scenario, strategy.info->algorithm, bucket_shapes(scenario, strategy), sim_,
+                 server_, seed),
         faults_(scenario, sim_, server_, pool_, *strategy_, oracle_, result_.instance_counts) {
+    clock_watch_.attach(server_);
+    regions_.attach(*strategy_);
     result_.label = strategy.label;
     result_.name = strategy.info->name;
     for (std::uint32_t i = 0; i < scenario.traffic.size(); ++i) {
@@ -84,7 +91,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     sim_.run_until(scenario_.duration_us);
     // Traffic ends with the scenario; let requests still waiting on Redis finish.
     sim_.run_until(std::numeric_limits<TimeUs>::max());
-    RLSIM_CHECK(server_.in_flight() == 0);
+    RLSIM_CHECK(server_.in_flight() == 0 && regions_.in_flight() == 0);
     if (!strategy_->fatal_error().empty())
       throw RunError(fmt::format("{}: {}", result_.label, strategy_->fatal_error()),
                      exit_code::kScriptError);
@@ -95,6 +102,10 @@ class StrategyRun final : public RequestSink, public EventTarget {
     result_.redis_round_trips = server_.stats().round_trips;
     result_.redis_timeouts = server_.stats().timeouts;
     result_.redis_keys_at_end = store_.key_count();
+    result_.clock = clock_watch_.report(pool_, scenario_.duration_us);
+    result_.regions = regions_.report();
+    regions_.add_redis_counts(result_.redis_commands, result_.redis_round_trips,
+                              result_.redis_timeouts, result_.redis_keys_at_end);
     result_.extra_fields = faults_.report(scenario_.duration_us);
     return std::move(result_);
   }
@@ -105,6 +116,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     Pending* pending = allocate();
     pending->request = request;
     pending->ideal_admitted = oracle_.ideal_admits(request);
+    pending->region_ideal_admitted = regions_.ideal_admits(request);
     if (pool_.active_count() == 0) {  // every instance crashed: the request fails at once
       pending->instance = nullptr;
       pending->run = this;
@@ -116,6 +128,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     ++pending->instance->inflight;
     // The decision's Redis calls are made on this instance's connections (pool, partitions).
     server_.set_current_client(pending->instance->id);
+    regions_.set_current_client(pending->instance->id);
     strategy_->decide(request, *pending->instance).start_detached(&StrategyRun::decided, pending);
   }
 
@@ -133,6 +146,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     Instance* instance = nullptr;
     StrategyRun* run = nullptr;
     bool ideal_admitted = false;
+    bool region_ideal_admitted = false;  // the request's region's ideal limiter (regions only)
   };
 
   static RedisTiming timing_of(const RedisSpec& spec) {
@@ -169,10 +183,12 @@ class StrategyRun final : public RequestSink, public EventTarget {
             (static_cast<std::uint64_t>(decision.denied_by + 1) << 2));
     if (++run.decisions_ % StrategyResult::kDigestInterval == 0)
       run.result_.digest_checkpoints.push_back({run.decisions_, now_us, run.digest_});
-    run.oracle_.on_decision(
-        pending->request,
-        Outcome{decision.allowed, decision.denied_by, decision.error, decision.observed_count},
-        pending->ideal_admitted, now_us, run.pool_.active_count());
+    const Outcome outcome{decision.allowed, decision.denied_by, decision.error,
+                          decision.observed_count};
+    run.oracle_.on_decision(pending->request, outcome, pending->ideal_admitted, now_us,
+                            run.pool_.active_count());
+    run.regions_.on_decision(pending->request, outcome, pending->region_ideal_admitted, now_us);
+    run.clock_watch_.after_decision(run.oracle_.totals(), run.pool_, now_us);
     run.faults_.on_decision(pending->request, now_us);
     if (pending->instance != nullptr) --pending->instance->inflight;
     run.free_.push_back(pending);
@@ -196,6 +212,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
   InstancePool pool_;
   std::unique_ptr<Strategy> strategy_;
   Oracle oracle_;
+  ClockWatch clock_watch_;
+  RegionRun regions_;
   std::vector<std::unique_ptr<TrafficSource>> sources_;
   std::deque<Pending> storage_;  // bounded by the most requests in flight at once
   std::vector<Pending*> free_;

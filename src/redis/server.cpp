@@ -110,7 +110,8 @@ void RedisServer::send(RedisCallBase& call, std::coroutine_handle<> waiting, Cli
       break;
   }
   // One round-trip sample per call, split evenly between the two legs.
-  const DurationUs rtt_us = sample_rtt_us();
+  const DurationUs rtt_us =
+      sample_rtt_us() + (client < client_added_rtt_us_.size() ? client_added_rtt_us_[client] : 0);
   const DurationUs out_us = rtt_us / 2;
   record.back_us = rtt_us - out_us;
   ++stats_.round_trips;
@@ -164,7 +165,8 @@ void RedisServer::arrive(std::uint32_t index) {
                          service_us > 0 ? (start_us - now_us + service_us - 1) / service_us : 0);
   free_at_us_ = start_us + busy_us;
   // Effects happen at the start of service on the server's clock; FIFO keeps starts monotonic.
-  store_.execute(record.commands, kEpochUnixUs + start_us, record.replies);
+  store_time_us_ = std::max(store_time_us_, clock_unix_us(start_us));
+  store_.execute(record.commands, store_time_us_, record.replies);
   for (const Reply& reply : record.replies) stats_.error_replies += reply.is_error();
   const TimeUs reply_at_us = free_at_us_ + record.back_us;
   if (record.timeout_scheduled) {  // the client gives up before any reply: it is lost

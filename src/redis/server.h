@@ -14,6 +14,7 @@
 #include <coroutine>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <vector>
 
 #include "core/rng.h"
@@ -128,6 +129,20 @@ class RedisServer final : public EventTarget {
   // free connection, and the wait is latency the limiter adds. The client's timeout starts when a
   // call gets its connection (as with a blocking pool in front of a socket timeout).
   void set_pool_size(int connections) { pool_size_ = connections; }
+  // A fixed round trip added to every call of `client` (a client in another region,
+  // docs/regions.md), after the sample and its cap.
+  void set_client_added_rtt(ClientId client, DurationUs added_us) {
+    if (client_added_rtt_us_.size() <= client) client_added_rtt_us_.resize(client + 1, 0);
+    client_added_rtt_us_[client] = added_us;
+  }
+
+  // The Redis node's own clock (docs/clocks.md): its reading of Unix time at true time t, used for
+  // TIME and TTLs. Unset: exact. A reading that steps back is held at the last one used, so the
+  // store's time never decreases.
+  void set_clock(std::function<TimeUs(TimeUs)> clock) { clock_ = std::move(clock); }
+  TimeUs clock_unix_us(TimeUs true_us) const {
+    return clock_ ? clock_(true_us) : kEpochUnixUs + true_us;
+  }
 
   const RedisStats& stats() const { return stats_; }
   const NodeStats& node_stats() const { return node_stats_; }
@@ -192,6 +207,9 @@ class RedisServer final : public EventTarget {
   RedisConditions conditions_;
   int pool_size_ = 0;
   std::vector<Client> clients_;  // indexed by ClientId, grown on first use
+  std::function<TimeUs(TimeUs)> clock_;
+  std::vector<DurationUs> client_added_rtt_us_;  // by ClientId; empty: none
+  TimeUs store_time_us_ = 0;                     // the last server time given to the store
 };
 
 }  // namespace rlsim

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "report/fault_report.h"
+#include "report/rounding.h"
 
 namespace rlsim {
 namespace {
@@ -17,13 +18,6 @@ double seconds(TimeUs us) { return static_cast<double>(us) / kUsPerS; }
 double per_request(std::uint64_t total, std::int64_t offered) {
   return offered == 0 ? 0.0 : static_cast<double>(total) / static_cast<double>(offered);
 }
-
-// Rounds a non-negative ratio to 4 decimals so that reports stay readable and stable.
-double round4(double value) { return static_cast<double>(std::llround(value * 10000.0)) / 10000.0; }
-
-// Rounds a rate in [0, 1] to 8 decimals: error rates of interest are around 0.00003 (0.003%),
-// which 4 decimals would show as 0.
-double round8(double value) { return static_cast<double>(std::llround(value * 1e8)) / 1e8; }
 
 // A strategy's headline numbers: the worst over its limits (the report contract).
 struct Worst {
@@ -106,6 +100,8 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
                        {"max", totals.latency_us.max()}};
   out["strategy_metrics"] = result.strategy_metrics;
   for (const auto& [key, value] : result.extra_fields.items()) out[key] = value;
+  if (!result.clock.is_null()) out["clock"] = result.clock;
+  if (!result.regions.is_null()) out["regions"] = result.regions;
   ordered_json windows = ordered_json::array();
   for (const auto& point : totals.series) {
     windows.push_back({{"start_s", seconds(point.start_us)},
@@ -149,6 +145,22 @@ std::string notes_table(const RunResult& result) {
   for (const auto& strategy : result.strategies) {
     if (strategy.strategy_metrics.is_object() && !strategy.strategy_metrics.empty())
       out += fmt::format("{}: {}\n", strategy.label, metrics_text(strategy.strategy_metrics));
+    if (strategy.clock.is_object()) {
+      const auto& clock = strategy.clock;
+      out += fmt::format("{}: excess while an instance clock was off by > {} us: {} of {}\n",
+                         strategy.label, clock["attribution_threshold_us"].dump(),
+                         clock["excess_while_off"].dump(), clock["excess"].dump());
+    }
+    if (strategy.regions.is_array()) {
+      std::string line;
+      for (const auto& region : strategy.regions) {
+        line += fmt::format("{}{} allowed={} overshoot={} p50_us={} p99_us={}",
+                            line.empty() ? "" : "; ", region["name"].get<std::string>(),
+                            region["allowed"].dump(), region["overshoot"].dump(),
+                            region["latency_us"]["p50"].dump(), region["latency_us"]["p99"].dump());
+      }
+      out += fmt::format("{}: regions: {}\n", strategy.label, line);
+    }
     const Staleness& staleness = strategy.totals.staleness;
     if (staleness.samples > 0) {
       out += fmt::format("{}: staleness of the count it read: mean={:.2f}, max={}, samples={}\n",

@@ -25,6 +25,8 @@ struct StrategyResult {
   // Fields appended to the strategy's report object as they are (app/faults.cpp: the fault
   // windows, the Redis node's figures, the resilience policy's).
   nlohmann::ordered_json extra_fields = nlohmann::ordered_json::object();
+  nlohmann::ordered_json clock;    // clock attribution and error series, or null (docs/clocks.md)
+  nlohmann::ordered_json regions;  // per region, or null (docs/regions.md)
   // An FNV-1a-style hash over the decision stream (request id, decision time, allowed, denied_by,
   // error) in decision order: two runs with equal digests made the same decisions at the same
   // times.

@@ -9,6 +9,8 @@
 
 #include "scenario/faults.h"
 #include "scenario/reader.h"
+#include "scenario/load_clocks.h"
+#include "scenario/load_regions.h"
 
 namespace rlsim {
 namespace {
@@ -93,6 +95,9 @@ InstancesSpec read_instances(const json& value, const std::string& file, Duratio
     const DurationUs zero = 0;
     spec.clock_spread_us =
         clock_reader.duration_field("spread", &zero, 0, ScenarioBounds::kMaxClockOffsetUs);
+    read_clock_settings(clock_reader.find("ntp"), clock_reader.find("attribution_threshold"), file,
+                        spec.clock);
+    spec.clock.configured = true;
     clock_reader.reject_unknown();
   }
   reader.reject_unknown();
@@ -131,6 +136,7 @@ TrafficGroup read_traffic(const json& value, const std::string& path, const std:
     group.endpoints.push_back(endpoints[i].get<std::string>());
   }
   if (group.endpoints.empty()) group.endpoints.push_back("/api");
+  read_traffic_region(reader.find("region"), reader.find("roaming"), path, file, group);
   reader.reject_unknown();
   return group;
 }
@@ -497,6 +503,11 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
 
   scenario.redis = read_redis(reader.find("redis"), file);
   scenario.faults = read_faults(reader.find("faults"), file, scenario.duration_us);
+  read_clock_faults(reader.find("clock_faults"), file, scenario.duration_us,
+                    scenario.instances.clock);
+  read_regions(reader.find("regions"), file, scenario);
+  if (!scenario.faults.empty() && scenario.regions.enabled())
+    reader.fail("faults", "not supported together with \"regions\" yet");
 
   const json& strategies =
       reader.array_field("strategies", true, 1, ScenarioBounds::kMaxStrategies);

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "core/time.h"
+#include "scenario/clock_spec.h"
+#include "scenario/region_spec.h"
 
 namespace rlsim {
 
@@ -16,7 +18,7 @@ struct ScenarioBounds {
   static constexpr DurationUs kMaxDurationUs = 24 * kUsPerHour;
   static constexpr int kMaxLimits = 16;
   static constexpr std::int64_t kMaxLimitValue = 1'000'000'000;
-  static constexpr int kMaxInstances = 1000;
+  static constexpr int kMaxInstances = 10'000;
   static constexpr int kMaxScheduleSteps = 1000;
   static constexpr int kMaxTrafficGroups = 64;
   static constexpr std::int64_t kMaxUsersPerGroup = 1'000'000;
@@ -69,6 +71,8 @@ struct InstancesSpec {
   std::vector<ScheduleStep> schedule;     // strictly increasing at_us
   std::vector<DurationUs> clock_offsets;  // instance i (by start order) gets offsets[i] if present
   DurationUs clock_spread_us = 0;         // otherwise uniform in [-spread, +spread]
+  ClockSpec clock;  // ntp, clock faults (top-level clock_faults), attribution threshold
+  std::vector<std::uint32_t> regions;  // region of instance id i (empty: no regions)
 };
 
 enum class BalancerPolicy { kRoundRobin, kRandom, kLeastInflight, kSticky };
@@ -88,6 +92,12 @@ struct TrafficGroup {
   TimeUs end_us = 0;
   std::int64_t ips = 1;  // distinct client IPs shared by the group's users
   std::vector<std::string> endpoints;
+  // Multi-region (docs/regions.md): the users' home region, the share of requests that land in
+  // another region (chosen uniformly), and the number of regions.
+  std::string region_name;
+  std::uint32_t region = 0;
+  double roaming = 0;
+  std::uint32_t region_count = 1;
 };
 
 struct RttSpec {
@@ -168,6 +178,7 @@ struct Scenario {
   std::vector<StrategySpec> strategies;
   std::vector<Expectation> expectations;
   std::vector<FaultSpec> faults;  // in file order
+  RegionsSpec regions;
 };
 
 }  // namespace rlsim

@@ -217,7 +217,7 @@ class CustomLua final : public PerLimitScriptStrategy {
  private:
   std::size_t arguments(std::size_t index, const Request& request, const Instance& instance,
                         std::vector<std::string>& out) override {
-    const TimeUs now_us = local_now_us(instance);
+    const TimeUs now_us = decision_now_us();
     for (const Template& key : keys_) out.push_back(expand(key, index, request, instance, now_us));
     for (const Template& arg : args_) out.push_back(expand(arg, index, request, instance, now_us));
     return keys_.size();

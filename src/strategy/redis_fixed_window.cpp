@@ -7,15 +7,23 @@
 namespace rlsim {
 namespace {
 
+// Which Redis counts: the one Redis (redis_fixed_window), the instance's region's own
+// (region_local) or the home region's (global_redis), docs/regions.md.
+enum class Target { kSingle, kRegion, kHome };
+
 class RedisFixedWindow final : public Strategy {
  public:
-  explicit RedisFixedWindow(StrategyEnv env)
+  explicit RedisFixedWindow(StrategyEnv env, Target target = Target::kSingle)
       : env_(std::move(env)),
         prefixes_(redis_key_prefixes(env_.limits)),
-        fail_open_(env_.params.at("on_error") == "allow") {}
+        fail_open_(env_.params.at("on_error") == "allow"),
+        target_(target) {}
+
+  void attach_regions(const RegionWorld& world) override { regions_ = &world; }
 
   Task<Decision> decide(Request request, const Instance& instance) override {
     Decision decision;
+    RedisServer& redis = server_for(instance);
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       const Limit& limit = env_.limits[i];
       // The window comes from this instance's clock, as time.time() would give it.
@@ -26,7 +34,7 @@ class RedisFixedWindow final : public Strategy {
       key += ':';
       append_decimal(key, window);  // no format parsing on the hot path
 
-      const Reply count = std::move((co_await env_.redis.call(command("INCR", key))).front());
+      const Reply count = std::move((co_await redis.call(command("INCR", key))).front());
       if (count.is_error()) {
         decision.error = true;
         if (fail_open_) continue;
@@ -39,7 +47,7 @@ class RedisFixedWindow final : public Strategy {
         Command expire = window_ms % 1000 == 0
                              ? command("EXPIRE", key, std::to_string(2 * window_ms / 1000))
                              : command("PEXPIRE", key, std::to_string(2 * window_ms));
-        const Reply expired = std::move((co_await env_.redis.call(std::move(expire))).front());
+        const Reply expired = std::move((co_await redis.call(std::move(expire))).front());
         if (expired.is_error()) decision.error = true;
       }
       if (count.integer > limit.limit)
@@ -49,15 +57,30 @@ class RedisFixedWindow final : public Strategy {
   }
 
  private:
+  RedisServer& server_for(const Instance& instance) const {
+    if (regions_ == nullptr || target_ == Target::kSingle) return env_.redis;
+    return *regions_->redis[target_ == Target::kHome ? regions_->home : instance.region];
+  }
+
   StrategyEnv env_;
   std::vector<std::string> prefixes_;
   bool fail_open_;
+  Target target_;
+  const RegionWorld* regions_ = nullptr;
 };
 
 }  // namespace
 
 std::unique_ptr<Strategy> make_redis_fixed_window(StrategyEnv env) {
   return std::make_unique<RedisFixedWindow>(std::move(env));
+}
+
+std::unique_ptr<Strategy> make_region_local(StrategyEnv env) {
+  return std::make_unique<RedisFixedWindow>(std::move(env), Target::kRegion);
+}
+
+std::unique_ptr<Strategy> make_global_redis(StrategyEnv env) {
+  return std::make_unique<RedisFixedWindow>(std::move(env), Target::kHome);
 }
 
 }  // namespace rlsim

@@ -22,12 +22,12 @@ class RedisFixedWindowLua final : public PerLimitScriptStrategy {
                                Script("redis_fixed_window_lua", kFixedWindowLuaScript)) {}
 
  private:
-  std::size_t arguments(std::size_t index, const Request& request, const Instance& instance,
+  std::size_t arguments(std::size_t index, const Request& request, const Instance& /*instance*/,
                         std::vector<std::string>& out) override {
     const Limit& limit = env_.limits[index];
     const std::int64_t window_ms = limit.window_us / kUsPerMs;
-    // The window number from this instance's clock, as in redis_fixed_window.
-    const std::int64_t window = local_now_us(instance) / kUsPerMs / window_ms;
+    // The window number from the decision's clock (`clock`), as in redis_fixed_window.
+    const std::int64_t window = decision_now_us() / kUsPerMs / window_ms;
     std::string key = limit_key(index, request, ":");
     append_decimal(key, window);
     out.push_back(std::move(key));

@@ -48,10 +48,10 @@ class RedisGcra final : public PerLimitScriptStrategy {
     std::string interval_us, tolerance_us;  // as sent in ARGV
   };
 
-  std::size_t arguments(std::size_t index, const Request& request, const Instance& instance,
+  std::size_t arguments(std::size_t index, const Request& request, const Instance& /*instance*/,
                         std::vector<std::string>& out) override {
     out.push_back(limit_key(index, request, ":tat"));
-    out.push_back(std::to_string(local_now_us(instance)));
+    out.push_back(std::to_string(decision_now_us()));
     out.push_back(shapes_[index].interval_us);
     out.push_back(shapes_[index].tolerance_us);
     return 1;

@@ -33,11 +33,11 @@ class RedisSlidingCounter final : public PerLimitScriptStrategy {
                                Script("redis_sliding_counter", kSlidingCounterScript)) {}
 
  private:
-  std::size_t arguments(std::size_t index, const Request& request, const Instance& instance,
+  std::size_t arguments(std::size_t index, const Request& request, const Instance& /*instance*/,
                         std::vector<std::string>& out) override {
     const Limit& limit = env_.limits[index];
-    const TimeUs now_us = local_now_us(instance);
-    // Aligned windows on this instance's clock: c = floor(now / W), elapsed = now - c * W.
+    const TimeUs now_us = decision_now_us();
+    // Aligned windows on the decision's clock (`clock`): c = floor(now / W), elapsed = now - c * W.
     const std::int64_t window = now_us / limit.window_us;
     const std::int64_t elapsed_us = now_us - window * limit.window_us;
     const std::string prefix =

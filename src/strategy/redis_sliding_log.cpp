@@ -34,7 +34,7 @@ class RedisSlidingLog final : public PerLimitScriptStrategy {
   std::size_t arguments(std::size_t index, const Request& request, const Instance& instance,
                         std::vector<std::string>& out) override {
     const Limit& limit = env_.limits[index];
-    const TimeUs now_us = local_now_us(instance);
+    const TimeUs now_us = decision_now_us();
     out.push_back(limit_key(index, request, ""));
     out.push_back(std::to_string(now_us));
     out.push_back(std::to_string(limit.window_us));

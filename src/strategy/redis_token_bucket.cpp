@@ -54,12 +54,12 @@ class RedisTokenBucket final : public PerLimitScriptStrategy {
     std::string capacity, refill_per_s, ttl_ms;  // as sent in ARGV
   };
 
-  std::size_t arguments(std::size_t index, const Request& request, const Instance& instance,
+  std::size_t arguments(std::size_t index, const Request& request, const Instance& /*instance*/,
                         std::vector<std::string>& out) override {
     out.push_back(limit_key(index, request, ":bucket"));
     out.push_back(shapes_[index].capacity);
     out.push_back(shapes_[index].refill_per_s);
-    out.push_back(std::to_string(local_now_us(instance)));
+    out.push_back(std::to_string(decision_now_us()));
     out.push_back(shapes_[index].ttl_ms);
     return 1;
   }

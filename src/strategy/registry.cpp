@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/check.h"
+#include "strategy/clock_source.h"
 #include "strategy/hybrid.h"
 #include "strategy/resilience.h"
 
@@ -123,7 +124,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        "(a little more CPU than a bare INCR, the lesson's 'one Lua call per request' load), and "
        "the fixed window's burst at a window edge stays: up to 2 x limit in any one window's "
        "length.",
-       {on_error_param()},
+       {on_error_param(), clock_param(), clock_refresh_param()},
        Algorithm::kFixedWindow,
        make_redis_fixed_window_lua,
        nullptr,
@@ -143,7 +144,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        "(the lesson's 'review the Lua script complexity' when p99 rises), and now comes from the "
        "callers' clocks, so clock skew between instances blurs the window edge (the lesson's "
        "section 7).",
-       {on_error_param()},
+       {on_error_param(), clock_param(), clock_refresh_param()},
        Algorithm::kSlidingLog,
        make_redis_sliding_log,
        nullptr,
@@ -161,7 +162,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        "limited) but needs only two integers per key instead of a log: it mostly prevents the "
        "fixed window's 2x burst at a window edge (rolling_overshoot a little above 1 instead of "
        "near 2). Compare it with redis_sliding_log on the same traffic for its error.",
-       {on_error_param()},
+       {on_error_param(), clock_param(), clock_refresh_param()},
        Algorithm::kSlidingCounter,
        make_redis_sliding_counter,
        nullptr,
@@ -180,7 +181,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        "that does floating-point work per request, and a refill that depends on the callers' "
        "clocks (an instance whose clock runs behind the stored ts refills nothing; one that runs "
        "ahead refills early).",
-       {on_error_param(),
+       {on_error_param(), clock_param(), clock_refresh_param(),
         param("capacity", "int", nullptr,
               "tokens in a full bucket, the largest burst (default: each limit's limit)"),
         param("refill_rate", "rate", nullptr,
@@ -202,7 +203,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        "instead of two and does less work per request; by default burst = the limit and rate = "
        "limit per window. Like the token bucket it has no window edges, and like every script "
        "that is given now it depends on the callers' clocks agreeing.",
-       {on_error_param(),
+       {on_error_param(), clock_param(), clock_refresh_param(),
         param("burst", "int", nullptr,
               "requests admitted at once from idle, the bucket's capacity (default: each limit's "
               "limit)"),
@@ -230,7 +231,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        "reply allow_if cannot read stops the run (exit 4). The trade-off is whatever your script's "
        "is; the point is to measure it on your traffic next to the built-in strategies. Its ideal "
        "limiter is the fixed window, so false_denials are counted against that.",
-       {on_error_param(),
+       {on_error_param(), clock_param(), clock_refresh_param(),
         required_param("script", "path", "the Lua file, relative to the scenario file"),
         required_param("keys", "string_array",
                        "templates for KEYS, e.g. [\"rl:{${user}}:tokens\"]"),
@@ -246,6 +247,9 @@ const std::vector<StrategyInfo>& strategy_registry() {
       sharded_global_info(),
       local_budget_info(),
       token_reservation_info(),
+      region_local_info(),
+      global_redis_info(),
+      crdt_counter_info(),
   });
   return registry;
 }

@@ -71,6 +71,13 @@ std::unique_ptr<Strategy> make_redis_sliding_counter(StrategyEnv env);
 std::unique_ptr<Strategy> make_redis_token_bucket(StrategyEnv env);
 std::unique_ptr<Strategy> make_redis_gcra(StrategyEnv env);
 std::unique_ptr<Strategy> make_custom_lua(StrategyEnv env);
+// Multi-region strategies (docs/regions.md): redis_fixed_window.cpp and crdt_counter.cpp.
+std::unique_ptr<Strategy> make_region_local(StrategyEnv env);
+std::unique_ptr<Strategy> make_global_redis(StrategyEnv env);
+std::unique_ptr<Strategy> make_crdt_counter(StrategyEnv env);
+StrategyInfo region_local_info();
+StrategyInfo global_redis_info();
+StrategyInfo crdt_counter_info();
 // custom_lua's StrategyInfo::check: the script file is readable, templates and allow_if parse.
 bool check_custom_lua(const nlohmann::json& params, const std::string& scenario_dir,
                       std::string& field, std::string& error);

@@ -56,16 +56,24 @@ PerLimitScriptStrategy::PerLimitScriptStrategy(StrategyEnv env, Script script)
     : env_(std::move(env)),
       prefixes_(redis_key_prefixes(env_.limits)),
       script_(std::move(script)),
-      fail_open_(env_.params.at("on_error") == "allow") {}
+      fail_open_(env_.params.at("on_error") == "allow"),
+      clock_(env_.params, env_.sim, env_.redis) {}
 
 Task<Decision> PerLimitScriptStrategy::decide(Request request, const Instance& instance) {
   Decision decision;
+  ClockSource::Base clock_base;
+  if (clock_.kind() != ClockSource::Kind::kLocal && !co_await clock_.begin(instance, clock_base)) {
+    // No trustworthy now without TIME: on_error decides, as for any failed Redis call.
+    if (fail_open_) co_return Decision{true, -1, true};
+    co_return Decision{false, 0, true};
+  }
   for (std::size_t i = 0; i < env_.limits.size(); ++i) {
     const int index = static_cast<int>(i);
     // After a fatal script error the run is void: answer at once, send nothing more.
     if (!fatal_error().empty()) co_return Decision{false, index, true};
     std::vector<std::string> keys_and_args;
     keys_and_args.reserve(8);  // every built-in script's KEYS + ARGV fit: no regrowth
+    now_us_ = clock_.now_us(clock_base, instance);
     const std::size_t numkeys = arguments(i, request, instance, keys_and_args);
     const Reply reply =
         co_await script_.run(env_.redis, std::move(keys_and_args), numkeys, reloads_);
@@ -87,6 +95,7 @@ Task<Decision> PerLimitScriptStrategy::decide(Request request, const Instance& i
 void PerLimitScriptStrategy::write_metrics(nlohmann::ordered_json& out) const {
   out["script_reloads"] = reloads_;
   out["script_errors"] = script_errors_;
+  clock_.write_metrics(out);
 }
 
 }  // namespace rlsim

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "strategy/clock_source.h"
 #include "strategy/strategy.h"
 
 namespace rlsim {
@@ -65,8 +66,10 @@ extern const char* const kGcraScript;
 class PerLimitScriptStrategy : public Strategy {
  public:
   Task<Decision> decide(Request request, const Instance& instance) final;
-  // "script_reloads" (EVAL after NOSCRIPT) and "script_errors" (error replies, timeouts included).
+  // "script_reloads" (EVAL after NOSCRIPT) and "script_errors" (error replies, timeouts included),
+  // and the clock source's counters when it is not the local clock.
   void write_metrics(nlohmann::ordered_json& out) const override;
+  void on_instance_stop(const Instance& instance) override { clock_.forget(instance); }
 
  protected:
   PerLimitScriptStrategy(StrategyEnv env, Script script);
@@ -91,10 +94,9 @@ class PerLimitScriptStrategy : public Strategy {
     return key;
   }
 
-  // The instance's clock now, in Unix microseconds: what time.time() gives real code.
-  TimeUs local_now_us(const Instance& instance) const {
-    return instance.local_unix_us(env_.sim.now());
-  }
+  // Now, in Unix microseconds, for the call being built: by the `clock` parameter the instance's
+  // clock (what time.time() gives real code), or Redis TIME (strategy/clock_source.h).
+  TimeUs decision_now_us() const { return now_us_; }
 
   StrategyEnv env_;
   std::vector<std::string> prefixes_;  // redis_key_prefixes(limits)
@@ -102,6 +104,8 @@ class PerLimitScriptStrategy : public Strategy {
 
  private:
   bool fail_open_;
+  ClockSource clock_;
+  TimeUs now_us_ = 0;  // set just before each arguments() call
   std::uint64_t reloads_ = 0;
   std::uint64_t script_errors_ = 0;
 };

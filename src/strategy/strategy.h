@@ -41,9 +41,18 @@ struct StrategyEnv {
   int initial_instances = 1;  // the scenario's instance count at time 0
 };
 
+// Multi-region runs (docs/regions.md): each region's Redis, by region index, and the home region
+// (the global Redis). Without regions there is one region, whose Redis is StrategyEnv::redis.
+struct RegionWorld {
+  std::vector<RedisServer*> redis;
+  std::uint32_t home = 0;
+};
+
 class Strategy : public InstanceObserver {
  public:
   virtual ~Strategy() = default;
+  // Called once before the first decision of a multi-region run; `world` outlives the strategy.
+  virtual void attach_regions(const RegionWorld& world) { (void)world; }
   // Decides `request`, which arrived at `instance` (the instance outlives the task).
   virtual Task<Decision> decide(Request request, const Instance& instance) = 0;
   void on_instance_start(const Instance&) override {}

@@ -22,8 +22,20 @@ void InstancePool::scale_to(int count, TimeUs now_us, InstanceObserver& observer
     Instance instance;
     instance.id = static_cast<std::uint32_t>(all_.size());
     instance.clock_offset_us = offset_for(instance.id);
+    clocks_.emplace_back(instance.clock_offset_us, spec_.clock, instance.id);
+    instance.clock = &clocks_.back();
     instance.active = true;
     instance.started_us = now_us;
+    if (!spec_.regions.empty()) {
+      // Regions have no schedule: every instance starts at time 0 and never stops.
+      RLSIM_CHECK(instance.id < spec_.regions.size());
+      instance.region = spec_.regions[instance.id];
+      if (region_active_.size() <= instance.region) {
+        region_active_.resize(instance.region + 1);
+        region_next_.resize(instance.region + 1);
+      }
+      region_active_[instance.region].push_back(instance.id);
+    }
     all_.push_back(instance);
     active_.push_back(instance.id);
     observer.on_instance_start(all_.back());
@@ -49,6 +61,11 @@ bool InstancePool::stop(std::uint32_t id, InstanceObserver& observer) {
 
 Instance& InstancePool::route(const Request& request) {
   RLSIM_CHECK(!active_.empty());
+  if (!region_active_.empty()) {
+    RLSIM_CHECK(request.region < region_active_.size() && !region_active_[request.region].empty());
+    const auto& ids = region_active_[request.region];
+    return all_[ids[region_next_[request.region]++ % ids.size()]];
+  }
   const auto n = static_cast<std::uint64_t>(active_.size());
   std::uint64_t position = 0;
   switch (policy_) {

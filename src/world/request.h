@@ -14,6 +14,7 @@ struct Request {
   std::uint32_t ip = 0;        // global client IP id
   std::uint32_t endpoint = 0;  // index into the catalog's endpoint names
   std::uint32_t group = 0;     // traffic group index
+  std::uint32_t region = 0;    // the region whose load balancer it reaches (docs/regions.md)
 };
 
 }  // namespace rlsim

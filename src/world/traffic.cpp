@@ -13,6 +13,7 @@ TrafficSource::TrafficSource(Simulator& sim, const TrafficGroup& group, std::uin
       catalog_(catalog),
       sink_(sink),
       rng_(seed, "traffic", group_index),
+      region_rng_(seed, "region", group_index),
       max_rate_per_s_(static_cast<double>(group.users) *
                       std::max(group.rate_per_s, group.ramp_to_per_s)) {}
 
@@ -71,6 +72,12 @@ void TrafficSource::emit(TimeUs at_us, std::uint32_t user_index) {
   const auto endpoint_index =
       endpoint_count == 1 ? 0u : static_cast<std::uint32_t>(rng_.below(endpoint_count));
   request.endpoint = catalog_.endpoint_id(group_index_, endpoint_index);
+  request.region = group_.region;
+  // A roaming request lands in one of the other regions (its own stream: no other draw moves).
+  if (group_.roaming > 0 && region_rng_.uniform() < group_.roaming) {
+    const auto other = static_cast<std::uint32_t>(region_rng_.below(group_.region_count - 1));
+    request.region = other < group_.region ? other : other + 1;
+  }
   ++emitted_;
   sink_.on_request(request);
 }

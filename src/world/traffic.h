@@ -41,6 +41,7 @@ class TrafficSource final : public EventTarget {
   const Catalog& catalog_;
   RequestSink& sink_;
   Rng rng_;
+  Rng region_rng_;  // roaming draws only (docs/regions.md)
   double max_rate_per_s_;
   double next_us_ = 0;  // exact (fractional) time of the next arrival or burst
   std::uint64_t sequence_ = 0;

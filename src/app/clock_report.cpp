@@ -1,0 +1,120 @@
+#include "app/clock_report.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "report/rounding.h"
+
+namespace rlsim {
+
+ClockWatch::ClockWatch(const ClockSpec& spec, std::size_t limit_count)
+    : spec_(spec), redis_clock_(0, spec, ClockModel::kRedisNode), limits_(limit_count) {}
+
+void ClockWatch::attach(RedisServer& server) const {
+  if (redis_clock_.exact()) return;
+  server.set_clock([this](TimeUs true_us) { return redis_clock_.unix_us(true_us); });
+}
+
+DurationUs ClockWatch::max_active_error_us(const InstancePool& pool, TimeUs now_us) {
+  DurationUs worst = 0;
+  for (const std::uint32_t id : pool.active_ids())
+    worst = std::max(worst, std::abs(pool.get(id).local_unix_us(now_us) - kEpochUnixUs - now_us));
+  return worst;
+}
+
+void ClockWatch::after_decision(const OracleTotals& totals, const InstancePool& pool,
+                                TimeUs now_us) {
+  if (!spec_.configured) return;
+  // Both counters only grow, by at most one per decision and limit; the clocks are read only when
+  // one did (a few decisions in a run), not on every decision.
+  int off = -1;  // unknown until needed
+  for (std::size_t i = 0; i < limits_.size(); ++i) {
+    const LimitMetrics& metrics = totals.limits[i];
+    LimitCounts& counts = limits_[i];
+    const std::int64_t new_excess = metrics.excess - counts.excess;
+    const std::int64_t new_wrong = metrics.wrongly_allowed - counts.wrongly_allowed;
+    if (new_excess == 0 && new_wrong == 0) continue;
+    if (off < 0) {
+      // With thousands of instances and excess on most decisions, reading every clock each time
+      // would dominate the run: the largest error is read at most once per millisecond of true
+      // time (and again when the active set changes).
+      const std::int64_t ms = now_us / kUsPerMs;
+      if (ms != cached_ms_ || pool.active_ids().size() != cached_active_) {
+        cached_ms_ = ms;
+        cached_active_ = pool.active_ids().size();
+        cached_off_ = max_active_error_us(pool, now_us) > spec_.attribution_threshold_us;
+      }
+      off = cached_off_ ? 1 : 0;
+    }
+    counts.excess = metrics.excess;
+    counts.wrongly_allowed = metrics.wrongly_allowed;
+    if (off == 1) {
+      counts.excess_while_off += new_excess;
+      counts.wrongly_allowed_while_off += new_wrong;
+    }
+  }
+}
+
+namespace {
+
+double share(std::int64_t part, std::int64_t whole) {
+  if (whole == 0) return 0.0;
+  return round4(static_cast<double>(part) / static_cast<double>(whole));
+}
+
+// Errors of `clock` at each series point, and the largest in magnitude.
+nlohmann::ordered_json error_series(const ClockModel& clock, DurationUs step_us,
+                                    std::int64_t points) {
+  nlohmann::ordered_json errors = nlohmann::ordered_json::array();
+  DurationUs max_abs = 0;
+  for (std::int64_t k = 0; k < points; ++k) {
+    const DurationUs error = clock.error_us(k * step_us);
+    max_abs = std::max(max_abs, std::abs(error));
+    errors.push_back(error);
+  }
+  return {{"max_abs_error_us", max_abs}, {"error_us", errors}};
+}
+
+}  // namespace
+
+nlohmann::ordered_json ClockWatch::report(const InstancePool& pool, DurationUs duration_us) const {
+  if (!spec_.configured) return nullptr;
+  nlohmann::ordered_json out;
+  out["attribution_threshold_us"] = spec_.attribution_threshold_us;
+  LimitCounts all;
+  for (const LimitCounts& counts : limits_) {
+    all.excess += counts.excess;
+    all.excess_while_off += counts.excess_while_off;
+    all.wrongly_allowed += counts.wrongly_allowed;
+    all.wrongly_allowed_while_off += counts.wrongly_allowed_while_off;
+  }
+  out["excess"] = all.excess;
+  out["excess_while_off"] = all.excess_while_off;
+  out["excess_while_off_share"] = share(all.excess_while_off, all.excess);
+  out["wrongly_allowed"] = all.wrongly_allowed;
+  out["wrongly_allowed_while_off"] = all.wrongly_allowed_while_off;
+  out["wrongly_allowed_while_off_share"] =
+      share(all.wrongly_allowed_while_off, all.wrongly_allowed);
+
+  // Whole milliseconds, about kSeriesPoints points over the run.
+  const DurationUs step_us = std::max<DurationUs>(
+      kUsPerMs, (duration_us / kSeriesPoints + kUsPerMs - 1) / kUsPerMs * kUsPerMs);
+  const std::int64_t points = duration_us / step_us + 1;
+  nlohmann::ordered_json instances = nlohmann::ordered_json::array();
+  const std::size_t shown = std::min(pool.started_count(), kMaxSeriesInstances);
+  for (std::uint32_t id = 0; id < shown; ++id) {
+    nlohmann::ordered_json entry = {{"id", id}};
+    const ClockModel exact;
+    const Instance& instance = pool.get(id);
+    entry.update(
+        error_series(instance.clock != nullptr ? *instance.clock : exact, step_us, points));
+    instances.push_back(entry);
+  }
+  out["series"] = {{"step_s", static_cast<double>(step_us) / kUsPerS},
+                   {"instances", instances},
+                   {"instances_truncated", pool.started_count() > shown},
+                   {"redis", error_series(redis_clock_, step_us, points)}};
+  return out;
+}
+
+}  // namespace rlsim

@@ -1,0 +1,51 @@
+#pragma once
+// The clock part of one strategy run (docs/clocks.md, docs/metrics.md#clock): the Redis node's
+// clock model, violation attribution (how much of the excess was admitted while some active
+// instance's clock was off by more than the threshold) and the per-instance clock error series.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "oracle/oracle.h"
+#include "redis/server.h"
+#include "world/clock.h"
+#include "world/instances.h"
+
+namespace rlsim {
+
+class ClockWatch {
+ public:
+  static constexpr std::size_t kMaxSeriesInstances = 32;
+  static constexpr std::int64_t kSeriesPoints = 100;
+
+  ClockWatch(const ClockSpec& spec, std::size_t limit_count);
+
+  // Gives the server the Redis node's clock when it is not exact. `this` must outlive `server`'s
+  // use of it.
+  void attach(RedisServer& server) const;
+  // Call after every Oracle::on_decision: admissions the oracle just counted as excess (aligned
+  // windows) or as wrongly allowed (against an exact sliding log) are attributed to the clocks
+  // when some active instance's clock is off by more than the threshold at `now_us`.
+  void after_decision(const OracleTotals& totals, const InstancePool& pool, TimeUs now_us);
+  // The report's "clock" object, or null when the scenario says nothing about clocks.
+  nlohmann::ordered_json report(const InstancePool& pool, DurationUs duration_us) const;
+
+  // The largest |clock error| over the active instances at `now_us`.
+  static DurationUs max_active_error_us(const InstancePool& pool, TimeUs now_us);
+
+ private:
+  struct LimitCounts {
+    std::int64_t excess = 0;
+    std::int64_t excess_while_off = 0;
+    std::int64_t wrongly_allowed = 0;
+    std::int64_t wrongly_allowed_while_off = 0;
+  };
+  const ClockSpec& spec_;
+  ClockModel redis_clock_;
+  std::vector<LimitCounts> limits_;
+  std::int64_t cached_ms_ = -1;  // the millisecond of true time cached_off_ was read at
+  std::size_t cached_active_ = 0;
+  bool cached_off_ = false;
+};
+
+}  // namespace rlsim

@@ -1,0 +1,46 @@
+#pragma once
+// What a scenario says about clocks beyond the fixed per-instance offsets: NTP-like correction for
+// the instances, and a schedule of clock faults (a new offset, a drift rate, a step jump) on
+// instances or on the Redis node. The clock model itself is world/clock.h.
+#include <cstdint>
+#include <vector>
+
+#include "core/time.h"
+
+namespace rlsim {
+
+enum class ClockFaultType {
+  kOffset,  // from `at` on, the clock's error is `amount` (a step to an absolute offset)
+  kDrift,   // from `at` on, the clock runs `drift_ppm` parts per million fast (negative: slow)
+  kJump,    // at `at`, the clock steps by `amount` (a VM resume, a container migration)
+};
+const char* to_string(ClockFaultType type);
+
+struct ClockFault {
+  TimeUs at_us = 0;
+  ClockFaultType type = ClockFaultType::kJump;
+  std::vector<std::uint32_t> instances;  // instance ids (start order); empty: every instance
+  bool redis = false;                    // the Redis node's clock instead of instances
+  DurationUs amount_us = 0;              // kOffset, kJump
+  double drift_ppm = 0;                  // kDrift
+};
+
+// NTP-like correction: every `interval_us` of true time the clock is stepped back to within
+// `max_error_us` of true time (an error already within the bound is left alone). 0: no correction.
+struct NtpSpec {
+  DurationUs interval_us = 0;
+  DurationUs max_error_us = 0;
+};
+
+struct ClockSpec {
+  NtpSpec ntp;                     // for every instance (instances.clock.ntp)
+  std::vector<ClockFault> faults;  // the scenario's clock_faults, in time order
+  // Violation attribution (docs/metrics.md): excess admitted while some active instance's clock
+  // was off by more than this counts as "while clocks were off".
+  DurationUs attribution_threshold_us = kUsPerMs;
+  // True when the scenario said anything about clocks (offsets, spread, ntp, faults): the report
+  // then carries the clock section.
+  bool configured = false;
+};
+
+}  // namespace rlsim

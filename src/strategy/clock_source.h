@@ -1,0 +1,67 @@
+#pragma once
+// Where a time-using strategy takes its "now" from (the `clock` parameter, docs/clocks.md):
+//   local              the instance's own clock (time.time());
+//   redis_time         Redis TIME, read in its own round trip before the decision's scripts and
+//                      passed in ARGV, as the lesson recommends: one more round trip, and the
+//                      value is already old when the script runs;
+//   redis_time_cached  TIME read per instance when the last reading is older than
+//                      `clock_refresh` (on the instance's monotonic clock), advanced with the
+//                      instance's monotonic clock in between.
+// One implementation for every strategy that passes now in ARGV (PerLimitScriptStrategy).
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "strategy/registry.h"
+
+namespace rlsim {
+
+ParamSpec clock_param();
+ParamSpec clock_refresh_param();
+
+class ClockSource {
+ public:
+  enum class Kind { kLocal, kRedisTime, kRedisTimeCached };
+
+  // `params` holds `clock` and `clock_refresh` (resolved against the registry).
+  ClockSource(const nlohmann::json& params, Simulator& sim, RedisServer& redis);
+
+  // One decision's time base: a TIME reading (Unix us) and the instance's monotonic clock when it
+  // was taken. Unused by `local`.
+  struct Base {
+    TimeUs redis_unix_us = 0;
+    TimeUs monotonic_at_us = 0;
+  };
+
+  Kind kind() const { return kind_; }
+  // Sets `base` for a decision on `instance`: for redis_time sends TIME (one round trip); for
+  // redis_time_cached sends it only when the instance's reading is missing or stale. Returns false
+  // when TIME failed or timed out (the decision is then an error). REQUIRES: kind() != kLocal.
+  Task<bool> begin(const Instance& instance, Base& base);
+  // Now, in Unix microseconds, for a decision with `base` on `instance`. Also records how far it
+  // is from the Redis node's clock at this moment (the staleness of the value passed).
+  TimeUs now_us(const Base& base, const Instance& instance);
+  void forget(const Instance& instance);
+  // "clock", "time_calls", "time_errors", "clock_lag_us" (mean, max): only for the Redis sources,
+  // so that reports of local-clock strategies keep their shape.
+  void write_metrics(nlohmann::ordered_json& out) const;
+
+ private:
+  struct Cached {
+    Base base;
+    bool valid = false;
+  };
+
+  Kind kind_ = Kind::kLocal;
+  DurationUs refresh_us_ = 0;
+  Simulator& sim_;
+  RedisServer& redis_;
+  std::vector<Cached> cache_;  // by instance id (redis_time_cached)
+  std::uint64_t time_calls_ = 0;
+  std::uint64_t time_errors_ = 0;
+  std::uint64_t lag_samples_ = 0;
+  std::int64_t lag_total_us_ = 0;  // sum of (Redis clock now - value passed)
+  DurationUs lag_max_abs_us_ = 0;
+};
+
+}  // namespace rlsim
