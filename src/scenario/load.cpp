@@ -8,9 +8,9 @@
 #include <sstream>
 
 #include "scenario/faults.h"
-#include "scenario/reader.h"
 #include "scenario/load_clocks.h"
 #include "scenario/load_regions.h"
+#include "scenario/reader.h"
 
 namespace rlsim {
 namespace {
