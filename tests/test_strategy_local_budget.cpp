@@ -158,7 +158,7 @@ TEST_CASE("local_budget: parameters and defaults") {
   REQUIRE(resolved);
   CHECK((*resolved)["batch"] == 100);
   CHECK((*resolved)["reset_on_window"] == true);
-  CHECK((*resolved)["on_error"] == "allow");
+  CHECK((*resolved)["on_error"] == "fail_open");  // "allow" is its older alias (docs/resilience.md)
   CHECK_FALSE(resolve_params(info, nlohmann::json{{"batch", 0}}, field, error));
   CHECK(field == "batch");
   CHECK(info.algorithm == Algorithm::kFixedWindow);
