@@ -158,7 +158,8 @@ int main(int argc, char** argv) {
       "Exit codes: 0 success, 1 internal error (check: a check failed), 2 bad input (scenario, "
       "strategy or command line), 3 report not writable, 4 Lua script error, 5 (reserved) Redis "
       "unreachable.\nDocs: docs/ (scenario-format.md, metrics.md, architecture.md, "
-      "strategies.md, cli.md, ci.md, tour.md, performance.md).");
+      "strategies.md, faults.md, resilience.md, clocks.md, regions.md, redis-mock.md, cli.md, "
+      "ci.md, tour.md, performance.md, hardening.md).");
 
   RunOptions run_options;
   CLI::App* run = app.add_subcommand(
