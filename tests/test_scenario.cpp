@@ -304,6 +304,13 @@ TEST_CASE("a syntax error names the file, line and column") {
   REQUIRE_THROWS_WITH(parse_scenario("[1, 2,,]", "dir/g.json"), StartsWith("dir/g.json:1:"));
 }
 
+TEST_CASE("a number beyond double's range is bad input, not an internal error") {
+  // Found by tests/fuzz: nlohmann throws out_of_range, not parse_error, for these.
+  CHECK(error_of(std::string("{\"seed\": 1e999}")) == "f.json: number overflow parsing '1e999'");
+  CHECK(error_of(std::string("33333333333333333333334.3333E3337EEEE")) ==
+        "f.json: number overflow parsing '33333333333333333333334.3333E3337'");
+}
+
 TEST_CASE("a syntax error says what went wrong, without the JSON library's internal prefix") {
   // The detail after "syntax error: " should be nlohmann's description of the problem, not its
   // exception name and a second copy of the position, and not only the "last read" fragment.

@@ -449,6 +449,13 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
     const std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
     throw ScenarioError(
         fmt::format("{}:{}: syntax error: {}", file, line_column(text, error.byte), detail));
+  } catch (const json::out_of_range& error) {
+    // A number beyond double's range ("1e999"): nlohmann reports it as out_of_range.406,
+    // "number overflow parsing '<text>'", without a position (found by tests/fuzz).
+    const std::string what = error.what();
+    const auto bracket = what.find("] ");
+    throw ScenarioError(fmt::format(
+        "{}: {}", file, bracket == std::string::npos ? what : what.substr(bracket + 2)));
   }
   ObjectReader reader(root, "", file);
   Scenario scenario;
