@@ -85,6 +85,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     if (!strategy_->fatal_error().empty())
       throw RunError(fmt::format("{}: {}", result_.label, strategy_->fatal_error()),
                      exit_code::kScriptError);
+    oracle_.close_series();
     result_.totals = oracle_.totals();
     strategy_->write_metrics(result_.strategy_metrics);
     result_.decision_digest = digest_;
@@ -158,7 +159,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
       run.result_.digest_checkpoints.push_back({run.decisions_, now_us, run.digest_});
     run.oracle_.on_decision(
         pending->request,
-        Outcome{decision.allowed, decision.denied_by, decision.error, decision.observed_count},
+        Outcome{decision.allowed, decision.denied_by, decision.error, decision.observed_count,
+                static_cast<int>(pending->instance->id)},
         pending->ideal_admitted, now_us, run.pool_.active_count());
     --pending->instance->inflight;
     run.free_.push_back(pending);

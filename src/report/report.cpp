@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "report/sparkline.h"
+
 namespace rlsim {
 namespace {
 
@@ -113,7 +115,12 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
                        {"admitted", point.admitted},
                        {"denied", point.denied},
                        {"max_per_key", point.max_per_key},
-                       {"instances", point.instances}});
+                       {"instances", point.instances},
+                       {"admitted_by_instance", point.admitted_by_instance},
+                       {"latency_us",
+                        {{"p50", point.latency_p50_us},
+                         {"p99", point.latency_p99_us},
+                         {"max", point.latency_max_us}}}});
   }
   ordered_json instances = ordered_json::array();
   for (const auto& [at_us, count] : result.instance_counts)
@@ -213,6 +220,7 @@ std::string report_table(const RunResult& result, bool color) {
         per_request(strategy.redis_round_trips, totals.offered), totals.latency_us.quantile(0.5),
         totals.latency_us.quantile(0.99));
   }
+  out += strategy_lines(result, color);
   out += notes_table(result);
   // A per-window view of the first limit: what one key actually got, against the limit.
   const Limit& first = scenario.limits.front();
