@@ -15,6 +15,7 @@
 #include "app/commands.h"
 #include "app/exit_codes.h"
 #include "app/expect.h"
+#include "app/live.h"
 #include "app/parallel.h"
 #include "app/report_files.h"
 #include "app/run.h"
@@ -36,6 +37,8 @@ struct RunOptions {
   bool check_determinism = false;
   std::uint64_t seeds = 1;  // --seeds: also summarise seeds seed..seed+N-1 (seeds.json)
   unsigned jobs = 0;        // --jobs: worker threads for --seeds (0: one per core)
+  bool live = false;        // --live: paced to wall time, with a dashboard (app/live.h)
+  double speed = 1.0;       // --speed: virtual seconds per wall-clock second
 };
 
 // The one-line verdict of the scenario's expectations for `run` (`check` gives the details), or
@@ -85,8 +88,17 @@ int command_run(const RunOptions& options) {
       return exit_code::kCheckFailed;
     }
   }
+  if (options.live) {
+    LiveOptions live;
+    live.speed = options.speed;
+    live.dashboard = live.color = live.keys = use_color();  // a terminal, and no NO_COLOR
+    result.strategies = run_live(scenario, strategies, result.seed, live);
+  } else if (!seed_report && !options.check_determinism && ::isatty(STDERR_FILENO)) {
+    result.strategies = run_with_progress(scenario, strategies, result.seed);
+  }
+  const bool already_ran = seed_report || options.live || !result.strategies.empty();
   for (const auto& strategy : strategies) {
-    if (seed_report) break;
+    if (already_ran) break;
     std::string divergence;
     result.strategies.push_back(run_strategy_checked(scenario, strategy, result.seed,
                                                      options.check_determinism, divergence));
@@ -221,6 +233,16 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(std::uint64_t{1}, kMaxCheckSeeds));
   run->add_option("--jobs", run_options.jobs, "Worker threads for --seeds (default: one per core)")
       ->check(CLI::Range(1u, 256u));
+
+  CLI::Option* live_flag = run->add_flag(
+      "--live", run_options.live,
+      "Watch the run: virtual time paced to wall time, a terminal dashboard (plain lines without "
+      "a terminal or with NO_COLOR), then the normal report");
+  run->add_option("--speed", run_options.speed,
+                  "With --live: virtual seconds per wall-clock second (default 1)")
+      ->check(CLI::Range(1e-3, kMaxLiveSpeed))
+      ->needs(live_flag);
+  live_flag->excludes("--seeds")->excludes("--check-determinism")->excludes("--json");
 
   SweepOptions sweep_options;
   CLI::App* sweep = app.add_subcommand(

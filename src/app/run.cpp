@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <deque>
 #include <filesystem>
 #include <limits>
@@ -51,7 +52,7 @@ std::vector<ResolvedStrategy> resolve_strategies(const Scenario& scenario,
   return resolved;
 }
 
-namespace {
+// Not in an anonymous namespace: StrategySession (run.h) holds one.
 
 class StrategyRun final : public RequestSink, public EventTarget {
  public:
@@ -72,12 +73,24 @@ class StrategyRun final : public RequestSink, public EventTarget {
     }
   }
 
-  StrategyResult run() {
+  void start() {
     pool_.scale_to(scenario_.instances.count, 0, *strategy_);
     result_.instance_counts.emplace_back(0, pool_.active_count());
     const auto& schedule = scenario_.instances.schedule;
     for (std::size_t i = 0; i < schedule.size(); ++i) sim_.schedule(schedule[i].at_us, this, i);
     for (auto& source : sources_) source->start();
+  }
+
+  // Fires the events up to `until_us` (at most the scenario's end). Between two calls no event
+  // runs and nothing is scheduled, so running in steps gives the same run as one call.
+  void advance_to(TimeUs until_us) { sim_.run_until(std::min(until_us, scenario_.duration_us)); }
+
+  TimeUs now() const { return sim_.now(); }
+  const OracleTotals& live_totals() const { return oracle_.totals(); }
+  int active_instances() const { return pool_.active_count(); }
+  const std::string& label() const { return result_.label; }
+
+  StrategyResult run() {
     sim_.run_until(scenario_.duration_us);
     // Traffic ends with the scenario; let requests still waiting on Redis finish.
     sim_.run_until(std::numeric_limits<TimeUs>::max());
@@ -192,12 +205,24 @@ class StrategyRun final : public RequestSink, public EventTarget {
   std::uint64_t decisions_ = 0;
 };
 
-}  // namespace
-
 StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& strategy,
                             std::uint64_t seed) {
   StrategyRun run(scenario, strategy, seed);
+  run.start();
   return run.run();
 }
+
+StrategySession::StrategySession(const Scenario& scenario, const ResolvedStrategy& strategy,
+                                 std::uint64_t seed)
+    : run_(std::make_unique<StrategyRun>(scenario, strategy, seed)) {
+  run_->start();
+}
+StrategySession::~StrategySession() = default;
+void StrategySession::advance_to(TimeUs until_us) { run_->advance_to(until_us); }
+TimeUs StrategySession::now_us() const { return run_->now(); }
+const OracleTotals& StrategySession::totals() const { return run_->live_totals(); }
+int StrategySession::active_instances() const { return run_->active_instances(); }
+const std::string& StrategySession::label() const { return run_->label(); }
+StrategyResult StrategySession::finish() { return run_->run(); }
 
 }  // namespace rlsim
