@@ -1,17 +1,12 @@
 // Live mode and stepped runs: advancing a StrategySession in steps of virtual time gives exactly
 // the ordinary run; the dashboard shows the current window; `run --live` writes the same report
 // files as `run`, with plain progress lines when stdout is not a terminal.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "app/commands.h"
 #include "app/live.h"
+#include "cli_dir.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
@@ -31,13 +26,6 @@ const char* const kScenario = R"({
   "redis": {"rtt": {"p50": "0.5ms", "p99": "2ms"}, "timeout": "20ms"},
   "strategies": ["in_memory", "redis_fixed_window"]
 })";
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 }  // namespace
 
@@ -82,30 +70,23 @@ TEST_CASE("the live dashboard shows time, the window, the bar against the limit 
 }
 
 TEST_CASE("rlsim run --live writes the same report files, with plain lines off a terminal") {
-  const fs::path dir =
-      fs::temp_directory_path() / ("rlsim-test-live-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  std::ofstream(dir / "s.json") << kScenario;
-  const auto rlsim = [&](const std::string& args) {
-    const std::string command =
-        "cd '" + dir.string() + "' && '" RLSIM_BINARY "' " + args + " >.out 2>.err </dev/null";
-    const int raw = std::system(command.c_str());
-    return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  };
+  const testing::CliDir cli("live", kScenario);
+  const fs::path& dir = cli.path;
+  const auto rlsim = [&](const std::string& args) { return cli.rlsim(args); };
   REQUIRE(rlsim("run s.json --out plain") == 0);
-  CHECK(read_file(dir / ".err").empty());  // no progress line when stderr is not a terminal
+  CHECK(testing::read_text_file(dir / ".err")
+            .empty());  // no progress line when stderr is not a terminal
   REQUIRE(rlsim("run s.json --live --speed 20 --out live") == 0);
-  const std::string out = read_file(dir / ".out");
+  const std::string out = testing::read_text_file(dir / ".out");
   CHECK_THAT(out, Contains("virtual 3.0s of 3.0s: in_memory admitted"));
   CHECK_THAT(out, Contains("rlsim: livey"));  // then the normal table
   CHECK(out.find("\033[") == std::string::npos);
   for (const auto& entry : fs::directory_iterator(dir / "plain")) {
     const fs::path other = dir / "live" / entry.path().filename();
     INFO(entry.path().filename().string());
-    CHECK(read_file(entry.path()) == read_file(other));
+    CHECK(testing::read_text_file(entry.path()) == testing::read_text_file(other));
   }
   CHECK(rlsim("run s.json --speed 2") == 2);  // --speed needs --live
   CHECK(rlsim("run s.json --live --seeds 3") == 2);
   CHECK(rlsim("run s.json --live --speed 0") == 2);
-  fs::remove_all(dir);
 }

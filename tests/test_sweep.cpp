@@ -1,16 +1,11 @@
 // Sweeps and multi-seed runs: --set parsing and application, the grid, seed summaries, results
 // independent of the thread count, and the `sweep` and `run --seeds` commands end to end.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "app/seeds.h"
 #include "app/sweep.h"
+#include "cli_dir.h"
 #include "oracle/window_latency.h"
 #include "report/sparkline.h"
 #include "test_util.h"
@@ -19,6 +14,8 @@ namespace fs = std::filesystem;
 using Catch::Contains;
 using nlohmann::ordered_json;
 using namespace rlsim;
+using rlsim::testing::CliDir;
+using rlsim::testing::read_text_file;
 
 namespace {
 
@@ -33,39 +30,6 @@ const char* const kScenario = R"({
   "redis": {"rtt": {"p50": "0.5ms", "p99": "2ms"}, "timeout": "20ms"},
   "strategies": ["in_memory", "redis_fixed_window"]
 })";
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-struct Dir {
-  fs::path path;
-  Dir() {
-    path = fs::temp_directory_path() /
-           ("rlsim-test-sweep-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
-    fs::create_directories(path);
-    std::ofstream(path / "s.json") << kScenario;
-  }
-  ~Dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
-  // Runs rlsim with `args` in the directory; returns the exit status, stdout in `out`.
-  int rlsim(const std::string& args, std::string* out = nullptr) const {
-    const std::string command = "cd '" + path.string() + "' && NO_COLOR=1 '" RLSIM_BINARY "' " +
-                                args + " >.out 2>.err </dev/null";
-    const int raw = std::system(command.c_str());
-    if (out != nullptr) *out = read_file(path / ".out") + read_file(path / ".err");
-    return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  }
-};
 
 }  // namespace
 
@@ -186,19 +150,18 @@ TEST_CASE("the report series carries per-window latency and per-instance admissi
 }
 
 TEST_CASE("rlsim sweep writes the table, JSON, Markdown, HTML and charts, the same on any -j") {
-  Dir dir;
-  std::string out;
+  CliDir dir("sweep", kScenario);
   REQUIRE(
-      dir.rlsim("sweep s.json --set instances.count=1,2,4 --metric overshoot --jobs 1 --out one",
-                &out) == 0);
-  CHECK_THAT(out, Contains("3 grid points x 2 strategies x 1 seed(s) = 6 runs"));
+      dir.rlsim("sweep s.json --set instances.count=1,2,4 --metric overshoot --jobs 1 --out one") ==
+      0);
+  CHECK_THAT(dir.out() + dir.err(), Contains("3 grid points x 2 strategies x 1 seed(s) = 6 runs"));
   REQUIRE(
       dir.rlsim("sweep s.json --set instances.count=1,2,4 --metric overshoot --jobs 2 --out two") ==
       0);
-  const std::string a = read_file(dir.path / "one" / "sweep.json");
-  CHECK(a == read_file(dir.path / "two" / "sweep.json"));
-  CHECK(read_file(dir.path / "one" / "chart-sweep-overshoot.svg") ==
-        read_file(dir.path / "two" / "chart-sweep-overshoot.svg"));
+  const std::string a = read_text_file(dir.path / "one" / "sweep.json");
+  CHECK(a == read_text_file(dir.path / "two" / "sweep.json"));
+  CHECK(read_text_file(dir.path / "one" / "chart-sweep-overshoot.svg") ==
+        read_text_file(dir.path / "two" / "chart-sweep-overshoot.svg"));
   const auto json = ordered_json::parse(a);
   REQUIRE(json["points"].size() == 3);
   // In-memory counters: the overshoot follows the instance count.
@@ -208,32 +171,32 @@ TEST_CASE("rlsim sweep writes the table, JSON, Markdown, HTML and charts, the sa
   CHECK(overshoot(0) < overshoot(1));
   CHECK(overshoot(1) < overshoot(2));
   CHECK(fs::exists(dir.path / "one" / "sweep.md"));
-  CHECK_THAT(read_file(dir.path / "one" / "sweep.html"), Contains("id=\"chart-sweep-overshoot\""));
+  CHECK_THAT(read_text_file(dir.path / "one" / "sweep.html"),
+             Contains("id=\"chart-sweep-overshoot\""));
 }
 
 TEST_CASE("rlsim sweep rejects bad settings and metrics with exit 2") {
-  Dir dir;
-  std::string out;
-  CHECK(dir.rlsim("sweep s.json --set instances.count=0", &out) == 2);
-  CHECK_THAT(out, Contains("s.json with --set instances.count=0"));
-  CHECK(dir.rlsim("sweep s.json --set strategies[4].x=1", &out) == 2);
-  CHECK_THAT(out, Contains("no [4]"));
-  CHECK(dir.rlsim("sweep s.json --set instances.count=2 --metric nope", &out) == 2);
-  CHECK_THAT(out, Contains("--metric nope"));
-  CHECK(dir.rlsim("sweep s.json", &out) == 2);
+  CliDir dir("sweep", kScenario);
+  CHECK(dir.rlsim("sweep s.json --set instances.count=0") == 2);
+  CHECK_THAT(dir.out() + dir.err(), Contains("s.json with --set instances.count=0"));
+  CHECK(dir.rlsim("sweep s.json --set strategies[4].x=1") == 2);
+  CHECK_THAT(dir.out() + dir.err(), Contains("no [4]"));
+  CHECK(dir.rlsim("sweep s.json --set instances.count=2 --metric nope") == 2);
+  CHECK_THAT(dir.out() + dir.err(), Contains("--metric nope"));
+  CHECK(dir.rlsim("sweep s.json") == 2);
 }
 
 TEST_CASE("rlsim run --seeds writes seeds.json beside an unchanged report") {
-  Dir dir;
+  CliDir dir("sweep", kScenario);
   REQUIRE(dir.rlsim("run s.json --out plain") == 0);
   std::string out;
-  REQUIRE(dir.rlsim("run s.json --seeds 5 --out many", &out) == 0);
-  CHECK_THAT(out, Contains("over 5 seeds (3..7)"));
-  CHECK(read_file(dir.path / "plain" / "report.json") ==
-        read_file(dir.path / "many" / "report.json"));
-  CHECK(read_file(dir.path / "plain" / "report.html") ==
-        read_file(dir.path / "many" / "report.html"));
-  const auto seeds = ordered_json::parse(read_file(dir.path / "many" / "seeds.json"));
+  REQUIRE(dir.rlsim("run s.json --seeds 5 --out many") == 0);
+  CHECK_THAT(dir.out() + dir.err(), Contains("over 5 seeds (3..7)"));
+  CHECK(read_text_file(dir.path / "plain" / "report.json") ==
+        read_text_file(dir.path / "many" / "report.json"));
+  CHECK(read_text_file(dir.path / "plain" / "report.html") ==
+        read_text_file(dir.path / "many" / "report.html"));
+  const auto seeds = ordered_json::parse(read_text_file(dir.path / "many" / "seeds.json"));
   CHECK(seeds["seeds"] == ordered_json({3, 4, 5, 6, 7}));
   const auto& allowed = seeds["strategies"][1]["metrics"]["offered"];  // Poisson: varies
   CHECK(allowed["runs"] == 5);
