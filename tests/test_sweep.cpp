@@ -60,6 +60,8 @@ TEST_CASE("apply_setting changes one field, creating objects and expanding bare 
   CHECK_THROWS_WITH(apply_setting(doc, "strategies[5].batch", 1),
                     Contains("strategies has 2 entries, no [5]"));
   CHECK_THROWS_WITH(apply_setting(doc, "limits.x", 1), Contains("limits is an array"));
+  // Only a strategy entry turns from a name into an object; another string stays a value.
+  CHECK_THROWS_WITH(apply_setting(doc, "name.x", 1), Contains("name is a string, not an object"));
 }
 
 TEST_CASE("the grid is every combination, the first parameter slowest") {

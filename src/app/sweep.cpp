@@ -85,7 +85,9 @@ void apply_setting(ordered_json& scenario, const std::string& path, const ordere
       walked += fmt::format("[{}]", step.index);
     } else {
       // A strategy entry may be a bare name; a field set on it needs the object form.
-      if (node->is_string()) *node = ordered_json{{"name", node->get<std::string>()}};
+      if (node->is_string() && walked.rfind("strategies[", 0) == 0 &&
+          walked.find('.') == std::string::npos)
+        *node = ordered_json{{"name", node->get<std::string>()}};
       if (!node->is_object())
         throw ScenarioError(
             fmt::format("--set {}: {} is {}, not an object", path, where, type_name(*node)));
