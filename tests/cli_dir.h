@@ -40,9 +40,13 @@ class CliDir {
   // Runs `rlsim ARGS` here with NO_COLOR set, stdin from /dev/null; returns the exit status. The
   // output is in out() and err() afterwards.
   int rlsim(const std::string& args) const {
-    const std::string command = "cd '" + path.string() + "' && NO_COLOR=1 '" RLSIM_BINARY "' " +
-                                args + " >.out 2>.err </dev/null";
-    const int raw = std::system(command.c_str());
+    return shell("NO_COLOR=1 '" RLSIM_BINARY "' " + args);
+  }
+  // Runs a shell command here the same way (output in out() and err()).
+  int shell(const std::string& command) const {
+    const std::string full =
+        "cd '" + path.string() + "' && { " + command + " ; } >.out 2>.err </dev/null";
+    const int raw = std::system(full.c_str());
     return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   }
   std::string out() const { return read_text_file(path / ".out"); }

@@ -90,3 +90,20 @@ TEST_CASE("rlsim run --live writes the same report files, with plain lines off a
   CHECK(rlsim("run s.json --live --seeds 3") == 2);
   CHECK(rlsim("run s.json --live --speed 0") == 2);
 }
+
+TEST_CASE("an ordinary run on a terminal shows a progress line, then the same report") {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) {
+    WARN("script(1) not found: the terminal case is not checked");
+    return;
+  }
+  const testing::CliDir cli("progress", kScenario);
+  REQUIRE(cli.rlsim("run s.json --out plain") == 0);
+  // script(1) gives rlsim a pseudo-terminal for stdout and stderr.
+  REQUIRE(cli.shell("script -qec \"env -u NO_COLOR '" RLSIM_BINARY
+                    "' run s.json --out tty\" /dev/null") == 0);
+  const std::string out = cli.out();
+  CHECK_THAT(out, Contains("[1/2] in_memory: virtual 0.0s of 3.0s (1%)"));
+  CHECK_THAT(out, Contains("[2/2] redis_fixed_window: virtual 3.0s of 3.0s (100%)"));
+  CHECK(testing::read_text_file(cli.path / "plain" / "report.json") ==
+        testing::read_text_file(cli.path / "tty" / "report.json"));
+}

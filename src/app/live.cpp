@@ -237,18 +237,21 @@ std::vector<StrategyResult> run_with_progress(const Scenario& scenario,
                                               std::uint64_t seed) {
   constexpr int kSteps = 100;
   std::vector<StrategyResult> results;
+  // Plain carriage returns and spaces, no escape codes: the line is overwritten in place.
+  std::size_t width = 0;
   for (std::size_t i = 0; i < strategies.size(); ++i) {
     StrategySession session(scenario, strategies[i], seed);
     for (int step = 1; step <= kSteps; ++step) {
       session.advance_to(scenario.duration_us * step / kSteps);
-      std::cerr << fmt::format("\r[{}/{}] {}: virtual {} of {} ({}%)\033[K", i + 1,
-                               strategies.size(), strategies[i].label, clock_text(session.now_us()),
-                               clock_text(scenario.duration_us), step)
-                << std::flush;
+      const std::string line = fmt::format(
+          "[{}/{}] {}: virtual {} of {} ({}%)", i + 1, strategies.size(), strategies[i].label,
+          clock_text(session.now_us()), clock_text(scenario.duration_us), step);
+      width = std::max(width, line.size());
+      std::cerr << "\r" << line << std::string(width - line.size(), ' ') << std::flush;
     }
     results.push_back(session.finish());
   }
-  std::cerr << "\r\033[K" << std::flush;
+  std::cerr << "\r" << std::string(width, ' ') << "\r" << std::flush;
   return results;
 }
 
