@@ -40,4 +40,8 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     { echo "reports/ differs from what tests/regen-reports.sh generates: commit them" >&2; exit 1; }
 fi
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"
+# Static analysis (the committed .clang-tidy) and bounded fuzzing of the scenario parser and the
+# embedded Redis + Lua layer (tests/fuzz/).
+tests/tidy.sh
+tests/fuzz/run.sh "${RLSIM_FUZZ_SECONDS:-60}"
 echo "all tests passed"
