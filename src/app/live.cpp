@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <asio.hpp>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <functional>
@@ -43,14 +44,14 @@ const SeriesPoint* current_window(const StrategySession& session, DurationUs win
 std::string bar(std::int64_t value, std::int64_t limit, double scale, bool color) {
   constexpr int kWidth = 40;
   const auto cells = [&](double v) {
-    return std::clamp(static_cast<int>(v / scale * kWidth + 0.5), 0, kWidth);
+    return std::clamp(static_cast<int>(std::lround(v / scale * kWidth)), 0, kWidth);
   };
   const int filled = cells(static_cast<double>(value));
   const int mark = std::min(kWidth - 1, cells(static_cast<double>(limit)));
   std::string out = "[";
   for (int i = 0; i < kWidth; ++i) {
     std::string c = i < filled ? "\u2588" : (i == mark ? "|" : "\u00b7");
-    if (i < filled && i >= mark && color) c = "\033[31m" + c + "\033[0m";
+    if (i < filled && i >= mark && color) c = std::string("\033[31m").append(c).append("\033[0m");
     out += c;
   }
   return out + "]";
@@ -106,6 +107,7 @@ class TerminalKeys {
 std::vector<const StrategySession*> views(
     const std::vector<std::unique_ptr<StrategySession>>& sessions) {
   std::vector<const StrategySession*> out;
+  out.reserve(sessions.size());
   for (const auto& s : sessions) out.push_back(s.get());
   return out;
 }
@@ -175,6 +177,7 @@ std::vector<StrategyResult> run_live(const Scenario& scenario,
                                      const std::vector<ResolvedStrategy>& strategies,
                                      std::uint64_t seed, const LiveOptions& options) {
   std::vector<std::unique_ptr<StrategySession>> sessions;
+  sessions.reserve(strategies.size());
   for (const auto& strategy : strategies)
     sessions.push_back(std::make_unique<StrategySession>(scenario, strategy, seed));
   const DurationUs window_us = scenario.limits.front().window_us;
@@ -228,6 +231,7 @@ std::vector<StrategyResult> run_live(const Scenario& scenario,
   if (options.dashboard) std::cout << "\n";
 
   std::vector<StrategyResult> results;
+  results.reserve(sessions.size());
   for (auto& session : sessions) results.push_back(session->finish());
   return results;
 }

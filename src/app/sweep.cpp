@@ -204,6 +204,7 @@ std::vector<std::vector<std::string>> table_rows(const std::vector<SweepParamete
                                                  const std::vector<std::string>& metrics) {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header;
+  header.reserve(parameters.size() + 1 + metrics.size());
   for (const auto& p : parameters) header.push_back(p.path);
   header.push_back("strategy");
   for (const auto& m : metrics) header.push_back(m);
