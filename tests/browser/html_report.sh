@@ -37,4 +37,19 @@ for expected in 'id="chart-admitted"' 'id="chart-instances"' 'id="summary"' \
     exit 1
   fi
 done
-echo "html report renders: $png_bytes-byte screenshot, charts and summary present"
+
+# A sweep's page: well-formed, and its table and chart present once rendered.
+"$rlsim" sweep "$source_dir/scenarios/overshoot-10x.json" --set instances.count=1,5,10 \
+  --metric overshoot --out "$work/sweep" >/dev/null
+for f in "$work/sweep/sweep.html" "$work/sweep/"chart-*.svg; do
+  xmllint --noout "$f"
+done
+timeout 120 chromium "${chromium_flags[@]}" --dump-dom "file://$work/sweep/sweep.html" \
+  >"$work/sweep-dom.html" 2>/dev/null
+for expected in 'id="sweep"' 'id="chart-sweep-overshoot"' 'data-name="in_memory"'; do
+  if ! grep -qF "$expected" "$work/sweep-dom.html"; then
+    echo "the rendered sweep page lacks $expected" >&2
+    exit 1
+  fi
+done
+echo "html report renders: $png_bytes-byte screenshot, charts and summary present; sweep page too"
