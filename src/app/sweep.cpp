@@ -159,8 +159,8 @@ std::vector<Chart> sweep_charts(const std::vector<SweepParameter>& parameters,
     chart.id = "sweep-" + metric;
     for (char& c : chart.id)
       if (c == '.' || c == '[' || c == ']') c = '-';
-    chart.title = fmt::format("{}{} against {}", metric, seeds > 1 ? " (mean over seeds)" : "",
-                              x_parameter.path);
+    // Short enough for the chart's width; the x axis names the swept field.
+    chart.title = seeds > 1 ? fmt::format("{} (mean of {} seeds)", metric, seeds) : metric;
     chart.x_label =
         numeric ? x_parameter.path : x_parameter.path + " (position in the list of values)";
     chart.y_label = metric;
