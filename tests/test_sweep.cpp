@@ -186,6 +186,9 @@ TEST_CASE("rlsim sweep rejects bad settings and metrics with exit 2") {
   CHECK(dir.rlsim("sweep s.json --set instances.count=2 --metric nope") == 2);
   CHECK_THAT(dir.out() + dir.err(), Contains("--metric nope"));
   CHECK(dir.rlsim("sweep s.json") == 2);
+  // A report folder that cannot be created (s.json is a file): exit 3.
+  CHECK(dir.rlsim("sweep s.json --set instances.count=2 --out s.json/x") == 3);
+  CHECK_THAT(dir.err(), Contains("cannot write the sweep report"));
 }
 
 TEST_CASE("rlsim run --seeds writes seeds.json beside an unchanged report") {
