@@ -241,9 +241,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
 
 StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& strategy,
                             std::uint64_t seed) {
-  StrategyRun run(scenario, strategy, seed);
-  run.start();
-  return run.run();
+  return StrategySession(scenario, strategy, seed).finish();
 }
 
 StrategySession::StrategySession(const Scenario& scenario, const ResolvedStrategy& strategy,

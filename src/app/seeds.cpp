@@ -95,14 +95,14 @@ std::string short_number(double value) {
   return fmt::format("{:.4g}", value);
 }
 
+}  // namespace
+
 const MetricSummary* find_summary(const std::vector<MetricSummary>& summaries,
                                   const std::string& path) {
   for (const auto& s : summaries)
     if (s.path == path) return &s;
   return nullptr;
 }
-
-}  // namespace
 
 ordered_json summary_json(const MetricSummary& summary) {
   return {{"mean", significant6(summary.mean)}, {"p5", significant6(summary.p5)},

@@ -42,6 +42,10 @@ struct MetricSummary {
   double mean = 0, p5 = 0, p95 = 0, min = 0, max = 0;
 };
 
+// The summary of the metric at `path`, or nullptr when no report had it.
+const MetricSummary* find_summary(const std::vector<MetricSummary>& summaries,
+                                  const std::string& path);
+
 // Summarises every numeric metric (outside "series") of one strategy's reports, one per seed, in
 // the order the metrics first appear.
 std::vector<MetricSummary> summarize_metrics(const std::vector<nlohmann::ordered_json>& reports);

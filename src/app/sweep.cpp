@@ -133,13 +133,6 @@ std::string read_text(const std::string& path) {
   return text.str();
 }
 
-const MetricSummary* find_summary(const std::vector<MetricSummary>& summaries,
-                                  const std::string& path) {
-  for (const auto& s : summaries)
-    if (s.path == path) return &s;
-  return nullptr;
-}
-
 // The x value of a parameter's value: the number itself, else its position (1, 2, ...).
 bool all_numeric(const SweepParameter& parameter) {
   for (const auto& v : parameter.values)
