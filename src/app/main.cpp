@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "app/backend.h"
 #include "app/bench.h"
 #include "app/check.h"
 #include "app/commands.h"
@@ -31,6 +32,8 @@ struct RunOptions {
   bool json = false;
   std::string out_dir;
   bool check_determinism = false;
+  std::string redis_url;  // --redis: a real Redis instead of the embedded one
+  bool keep_keys = false;
 };
 
 // The one-line verdict of the scenario's expectations for `run` (`check` gives the details), or
@@ -63,7 +66,9 @@ std::string expectations_line(const Scenario& scenario, const nlohmann::ordered_
 }
 
 int command_run(const RunOptions& options) {
-  const Scenario scenario = load_scenario(options.scenario_path);
+  Scenario scenario = load_scenario(options.scenario_path);
+  if (!options.redis_url.empty()) scenario.redis.url = options.redis_url;
+  scenario.redis.keep_keys = options.keep_keys;
   const std::vector<ResolvedStrategy> strategies = select_strategies(
       resolve_strategies(scenario, options.scenario_path), options.labels, options.scenario_path);
   RunResult result;
@@ -89,6 +94,8 @@ int command_run(const RunOptions& options) {
   std::string reproduce = "rlsim run " + shell_quote(options.scenario_path);
   for (const auto& label : options.labels) reproduce += " --strategy " + shell_quote(label);
   reproduce += fmt::format(" --seed {}", result.seed);
+  if (!options.redis_url.empty())
+    reproduce += " --redis " + shell_quote(redis_url_display(options.redis_url));
   if (const auto error = write_report_files(result, dir, reproduce)) {
     std::cerr << fmt::format("rlsim: cannot write the report: {}\n", *error);
     return exit_code::kOutputError;
@@ -156,8 +163,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 success, 1 internal error (check: a check failed), 2 bad input (scenario, "
-      "strategy or command line), 3 report not writable, 4 Lua script error, 5 (reserved) Redis "
-      "unreachable.\nDocs: docs/ (scenario-format.md, metrics.md, architecture.md, "
+      "strategy or command line), 3 report not writable, 4 Lua script error, 5 Redis "
+      "unreachable (--redis).\nDocs: docs/ (scenario-format.md, metrics.md, architecture.md, "
       "strategies.md, cli.md, ci.md, tour.md, performance.md).");
 
   RunOptions run_options;
@@ -187,6 +194,11 @@ int main(int argc, char** argv) {
                   "reports/<scenario name>)");
   run->add_flag("--check-determinism", run_options.check_determinism,
                 "Run every strategy twice and exit 1 unless decisions and reports are identical");
+  run->add_option("--redis", run_options.redis_url,
+                  "Run against a real Redis (>= 7.0): redis://[user[:password]@]host:port[/db]; "
+                  "the password may also come from REDISCLI_AUTH (docs/real-redis.md)");
+  run->add_flag("--keep-keys", run_options.keep_keys,
+                "With --redis: leave the run's keys on the server instead of deleting them");
 
   CheckOptions check_options;
   CLI::App* check = app.add_subcommand(

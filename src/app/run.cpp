@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 
+#include "app/backend.h"
 #include "app/exit_codes.h"
 #include "core/simulator.h"
 #include "oracle/oracle.h"
@@ -58,7 +59,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
   StrategyRun(const Scenario& scenario, const ResolvedStrategy& strategy, std::uint64_t seed)
       : scenario_(scenario),
         catalog_(scenario),
-        server_(sim_, store_, timing_of(scenario.redis), Rng(seed, "network")),
+        store_(make_store(scenario)),
+        server_(sim_, *store_, timing_of(scenario.redis), Rng(seed, "network")),
         pool_(scenario.instances, scenario.balancer, seed),
         strategy_(strategy.info->make(StrategyEnv{
             sim_, server_, scenario.limits, catalog_, strategy.params, Rng(seed, "strategy"),
@@ -91,7 +93,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
     result_.redis_commands = server_.stats().commands;
     result_.redis_round_trips = server_.stats().round_trips;
     result_.redis_timeouts = server_.stats().timeouts;
-    result_.redis_keys_at_end = store_.key_count();
+    result_.redis_keys_at_end = store_->key_count();
+    result_.backend = backend_json(*store_);
     return std::move(result_);
   }
 
@@ -177,7 +180,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
   const Scenario& scenario_;
   Simulator sim_;
   Catalog catalog_;
-  MockStore store_;
+  std::unique_ptr<DataStore> store_;  // the embedded Redis, or a real one (app/backend.h)
   RedisServer server_;
   InstancePool pool_;
   std::unique_ptr<Strategy> strategy_;

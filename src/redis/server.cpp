@@ -87,6 +87,7 @@ void RedisServer::send(RedisCallBase& call, std::coroutine_handle<> waiting, Cli
   record.client = client;
   record.lost = false;
   record.refused = false;
+  record.in_store = false;
   const TimeUs now_us = sim_.now();
   record.deadline_us = now_us + timing_.timeout_us;
   record.refs = 1;
@@ -160,9 +161,19 @@ void RedisServer::arrive(std::uint32_t index) {
                                                   conditions_.service_multiplier);
   free_at_us_ = start_us + service_us * static_cast<DurationUs>(record.commands.size());
   // Effects happen at the start of service on the server's clock; FIFO keeps starts monotonic.
-  store_.execute(record.commands, kEpochUnixUs + start_us, record.replies);
+  if (store_.deferred()) {
+    // A real server: send now, in arrival order; the replies are read when the reply is due.
+    record.ticket = store_.submit(record.commands, kEpochUnixUs + start_us);
+    record.in_store = true;
+  } else {
+    store_.execute(record.commands, kEpochUnixUs + start_us, record.replies);
+  }
   const TimeUs reply_at_us = free_at_us_ + record.back_us;
   if (record.timeout_scheduled) {  // the client gives up before any reply: it is lost
+    if (record.in_store && record.call == nullptr) {  // and has already given up
+      record.in_store = false;
+      store_.abandon(record.ticket);
+    }
     release(index);
     return;
   }
@@ -180,6 +191,14 @@ void RedisServer::complete(std::uint32_t index, bool timed_out) {
   const ClientId client = record.client;
   RLSIM_CHECK(call != nullptr);
   if (timed_out && !record.refused) ++stats_.timeouts;
+  if (record.in_store) {
+    record.in_store = false;
+    if (timed_out) {
+      store_.abandon(record.ticket);
+    } else {
+      store_.collect(record.ticket, record.replies);
+    }
+  }
   if (call->is_single_) {
     // The reply moves out and the record keeps its buffer: no allocation per call.
     if (record.refused) {

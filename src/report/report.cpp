@@ -106,6 +106,7 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
                        {"p99", totals.latency_us.quantile(0.99)},
                        {"max", totals.latency_us.max()}};
   out["strategy_metrics"] = result.strategy_metrics;
+  if (!result.backend.is_null()) out["backend"] = result.backend;
   ordered_json windows = ordered_json::array();
   for (const auto& point : totals.series) {
     windows.push_back({{"start_s", seconds(point.start_us)},
@@ -149,6 +150,8 @@ std::string notes_table(const RunResult& result) {
   for (const auto& strategy : result.strategies) {
     if (strategy.strategy_metrics.is_object() && !strategy.strategy_metrics.empty())
       out += fmt::format("{}: {}\n", strategy.label, metrics_text(strategy.strategy_metrics));
+    if (!strategy.backend.is_null())
+      out += fmt::format("{}: backend: {}\n", strategy.label, metrics_text(strategy.backend));
     const Staleness& staleness = strategy.totals.staleness;
     if (staleness.samples > 0) {
       out += fmt::format("{}: staleness of the count it read: mean={:.2f}, max={}, samples={}\n",

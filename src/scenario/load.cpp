@@ -329,6 +329,7 @@ RedisSpec read_redis(const json* value, const std::string& file) {
   }
   spec.service_time_us = reader.duration_field("service_time", &spec.service_time_us, 0, kUsPerS);
   spec.timeout_us = reader.duration_field("timeout", &spec.timeout_us, 1, max_us);
+  spec.url = reader.string_field("url", &spec.url);  // checked when the run connects
   reader.reject_unknown();
   return spec;
 }

@@ -97,6 +97,11 @@ struct RedisSpec {
   RttSpec rtt;
   DurationUs service_time_us = 5;  // per command, on the single-threaded server
   DurationUs timeout_us = 50 * kUsPerMs;
+  // A real Redis to run against instead of the embedded one (docs/real-redis.md): "redis.url" in
+  // the scenario or `--redis URL`; empty: the embedded Redis. `keep_keys` (--keep-keys) leaves
+  // the run's keys on the server.
+  std::string url;
+  bool keep_keys = false;
 };
 
 // A strategy entry; its name and parameters are checked against the strategy registry by the
