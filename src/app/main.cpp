@@ -14,6 +14,7 @@
 #include "app/bench.h"
 #include "app/check.h"
 #include "app/commands.h"
+#include "app/conformance.h"
 #include "app/exit_codes.h"
 #include "app/expect.h"
 #include "app/report_files.h"
@@ -243,6 +244,22 @@ int main(int argc, char** argv) {
   bench->add_option("--strategy", bench_options.strategies,
                     "Strategy to measure (repeatable; default: all)");
 
+  ConformanceOptions conformance_options;
+  std::string conformance_cut;
+  CLI::App* conformance = app.add_subcommand(
+      "conformance",
+      "Compare the embedded Redis with a real one: a corpus of replies, then scenario decisions");
+  conformance->add_option("scenario", conformance_options.scenario_paths,
+                          "Scenarios to run on both backends (their decision digests must match)");
+  conformance
+      ->add_option("--redis", conformance_options.redis_url,
+                   "The real Redis (>= 7.0): redis://[user[:password]@]host:port[/db]")
+      ->required();
+  conformance->add_option("--max-duration", conformance_cut,
+                          "Cut each scenario to this much virtual time (e.g. 2m) to bound the run");
+  conformance->add_flag("--verbose", conformance_options.verbose,
+                        "Print every corpus reply, not only the differences");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -261,6 +278,17 @@ int main(int argc, char** argv) {
     if (*list) return command_list();
     if (*explain) return command_explain(explain_name);
     if (*bench) return command_bench(bench_options);
+    if (*conformance) {
+      if (!conformance_cut.empty()) {
+        const auto cut = parse_duration(conformance_cut);
+        if (!cut || *cut <= 0) {
+          std::cerr << "rlsim: --max-duration: expected a duration such as 2m\n";
+          return exit_code::kBadInput;
+        }
+        conformance_options.max_duration_us = *cut;
+      }
+      return command_conformance(conformance_options);
+    }
   } catch (const ScenarioError& e) {
     std::cerr << "rlsim: " << e.what() << "\n";
     return exit_code::kBadInput;

@@ -31,10 +31,10 @@ std::optional<std::int64_t> parse_int(std::string_view text) {
 }
 
 // A TTL argument the store maps to the virtual clock: a positive integer written as Redis parses
-// it (no sign, no leading zero), small enough that the mapped time stays exact in a Lua double.
+// it (no sign, no leading zero), of at most 16 digits (the caller checks the mapped time).
 // Anything else goes to the server unchanged and fails, or deletes the key, exactly as it would.
 std::optional<std::int64_t> ttl_amount(std::string_view text) {
-  if (text.empty() || text.size() > 12 || text[0] < '1' || text[0] > '9') return std::nullopt;
+  if (text.empty() || text.size() > 16 || text[0] < '1' || text[0] > '9') return std::nullopt;
   return parse_int(text);
 }
 
@@ -91,15 +91,16 @@ constexpr const char* kSweepPrelude =
     "if __rle>=0 and __rle<=__rlt then redis.call('DEL',KEYS[__rli]) end end ";
 
 // For scripts that set or read TTLs or read TIME: `redis` is shadowed so that those commands
-// use the virtual clock as the store does for plain commands. An error raised by redis.call is
-// re-raised at the caller's level with a marker, so that the store can restore the message Redis
-// would give (with the caller's line).
+// use the virtual clock as the store does for plain commands. redis.call is a coroutine.wrap
+// function, a C function: an error it raises carries the caller's position (even from a tail
+// call, which drops a Lua caller's frame) and Redis's error handler names the caller's line, so
+// the store can restore the exact message Redis gives without the prelude (the marker finds it).
 constexpr const char* kClockPrelude =
     "local __rlr=redis "
-    "local function __rln(v) local n=tonumber(v) if n==nil or n<=0 or n>=1e12 or n~=math.floor(n) "
+    "local function __rln(v) local n=tonumber(v) if n==nil or n<=0 or n>=1e16 or n~=math.floor(n) "
     "then return nil end if type(v)=='string' and not string.find(v,'^[1-9]%d*$') then return nil "
     "end return n end "
-    "local function __rlx(f,...) local a={...} local n=select('#',...) "
+    "local function __rlx(...) local a={...} local n=select('#',...) local f=__rlr.pcall "
     "local c=type(a[1])=='string' and string.upper(a[1]) or '' local now=__rlt-__rlo "
     "if c=='TIME' and n==1 then return {string.format('%.0f',math.floor(now/1e6)),"
     "string.format('%.0f',now%1e6)} end "
@@ -117,9 +118,14 @@ constexpr const char* kClockPrelude =
     "pn,pv,nn=i,i+1,'PXAT' end end end "
     "if at and at>now and at+__rlo<9e15 then a[pn]=nn a[pv]=string.format('%.0f',at+__rlo) end "
     "return f(unpack(a,1,n)) end "
-    "local redis=setmetatable({call=function(...) local r=__rlx(__rlr.pcall,...) "
-    "if type(r)=='table' and r.err then error('\\001rlsim\\001'..r.err,2) end return r end,"
-    "pcall=function(...) return __rlx(__rlr.pcall,...) end},{__index=__rlr}) ";
+    "local function __rlp(...) return {n=select('#',...),...} end "
+    "local __rlc,__rld "
+    "local function __rlm() __rld=false __rlc=coroutine.wrap(function(...) local a=__rlp(...) "
+    "while true do local r=__rlx(unpack(a,1,a.n)) if type(r)=='table' and r.err then __rld=true "
+    "error('\\001rlsim\\001'..r.err,0) end a=__rlp(coroutine.yield(r)) end end) end "
+    "__rlm() "
+    "local redis=setmetatable({pcall=__rlx},{__index=function(_,k) if k=='call' then "
+    "if __rld then __rlm() end return __rlc end return __rlr[k] end}) ";
 
 constexpr std::string_view kMarker = "\001rlsim\001";
 
@@ -479,8 +485,9 @@ void RealStore::translate(const Command& command, TimeUs now_us, Batch& batch,
         if (const auto amount = ttl_amount(command[2])) {
           const bool seconds = name == "expire" || name == "expireat";
           const bool relative = name == "expire" || name == "pexpire";
+          const std::int64_t unit_us = seconds ? kUsPerS : kUsPerMs;
           const std::int64_t at_us =
-              *amount * (seconds ? kUsPerS : kUsPerMs) + (relative ? now_us : 0);
+              *amount < kMaxMappedMs / unit_us ? *amount * unit_us + (relative ? now_us : 0) : 0;
           if (at_us > now_us && at_us + offset_ms_ < kMaxMappedMs) {
             out[0] = "PEXPIREAT";
             out[2] = std::to_string(at_us + offset_ms_);
@@ -498,8 +505,11 @@ void RealStore::translate(const Command& command, TimeUs now_us, Batch& batch,
         if (count == 1 && option + 1 < argc) {
           const std::string o = lower(command[option]);
           if (const auto amount = ttl_amount(command[option + 1])) {
-            const std::int64_t at_us = *amount * (o == "ex" || o == "exat" ? kUsPerS : kUsPerMs) +
-                                       (o == "ex" || o == "px" ? now_us : 0);
+            const std::int64_t unit_us = o == "ex" || o == "exat" ? kUsPerS : kUsPerMs;
+            const std::int64_t at_us =
+                *amount < kMaxMappedMs / unit_us
+                    ? *amount * unit_us + (o == "ex" || o == "px" ? now_us : 0)
+                    : 0;
             if (at_us > now_us && at_us + offset_ms_ < kMaxMappedMs) {
               out[option] = "PXAT";
               out[option + 1] = std::to_string(at_us + offset_ms_);
