@@ -33,5 +33,8 @@ export RLSIM_REDIS_PORT="$redis_port"
 ctest --test-dir build --output-on-failure -j"$jobs"
 # Every bundled scenario's headline claims, each run twice to prove determinism.
 build/rlsim check scenarios/*.json --check-determinism
+# The embedded Redis against the real one: a corpus of replies, then every bundled scenario's
+# decisions on both backends (docs/real-redis.md). Any difference fails.
+build/rlsim conformance --redis "redis://127.0.0.1:$redis_port" scenarios/*.json
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"
 echo "all tests passed"
