@@ -308,3 +308,53 @@ TEST_CASE("real store: unreachable server, bad credentials, bad URL") {
   CHECK_FALSE(parse_redis_url("redis://h", error));
   CHECK_FALSE(parse_redis_url("redis://h:0", error));
 }
+
+TEST_CASE("real store: conformance names the first request decided differently") {
+  const int port = real_port();
+  if (port == 0) return;
+  // A script that reads a key it was not given in KEYS sees the real server's keyspace, which
+  // the embedded Redis does not have: the decisions differ from the first request on.
+  Direct direct(port);
+  direct.run({"SET", "rlsim-conformance-probe", "1"});
+  const std::string dir = "/tmp/rlsim-test-real-conf-" + std::to_string(::getpid());
+  std::system(("mkdir -p " + dir).c_str());
+  {
+    std::FILE* script = std::fopen((dir + "/probe.lua").c_str(), "w");
+    REQUIRE(script != nullptr);
+    std::fputs(
+        "if redis.call('EXISTS', 'rlsim-conformance-probe') == 1 then return 0 end\nreturn 1\n",
+        script);
+    std::fclose(script);
+    std::FILE* scenario = std::fopen((dir + "/probe.json").c_str(), "w");
+    REQUIRE(scenario != nullptr);
+    std::fputs(R"({"name": "probe", "seed": 3, "duration": "10s",
+      "limits": [{"name": "per_user", "key": "user", "limit": 100, "window": "1m"}],
+      "instances": {"count": 2},
+      "traffic": [{"name": "steady", "users": 2, "rate": "60/m"}],
+      "strategies": [{"name": "custom_lua", "label": "probe", "script": "probe.lua",
+                      "keys": ["${prefix}${key}"], "args": [], "allow_if": "reply == 1"}]})",
+               scenario);
+    std::fclose(scenario);
+  }
+  const std::string out = dir + "/out.txt";
+  const int status = std::system((std::string(RLSIM_BINARY) + " conformance --redis " +
+                                  url_of(port) + " " + dir + "/probe.json >" + out + " 2>&1")
+                                     .c_str());
+  std::string text;
+  if (std::FILE* f = std::fopen(out.c_str(), "r")) {
+    char buffer[4096];
+    std::size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
+    std::fclose(f);
+  }
+  INFO(text);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == exit_code::kCheckFailed);
+  CHECK(text.find("replies: 124 commands, 0 differences") != std::string::npos);
+  CHECK(text.find("DIFFERENT " + dir + "/probe.json probe") != std::string::npos);
+  CHECK(text.find("decision #1 first differs: embedded request") != std::string::npos);
+  CHECK(text.find("allowed, real request") != std::string::npos);
+  CHECK(text.find("conformance: FAILED, 1 differences") != std::string::npos);
+  direct.run({"DEL", "rlsim-conformance-probe"});
+  std::system(("rm -rf " + dir).c_str());
+}

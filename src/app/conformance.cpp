@@ -257,6 +257,28 @@ std::size_t compare_corpus(RealStore& real, bool verbose) {
   return differences;
 }
 
+// Runs the strategy again on both backends recording every decision, and names the first request
+// decided differently ("" when the decision streams agree, e.g. only a report field differs).
+std::string first_different_request(const Scenario& mock_scenario, const Scenario& real_scenario,
+                                    const ResolvedStrategy& strategy) {
+  std::vector<DecisionRecord> mock, real;
+  run_strategy(mock_scenario, strategy, mock_scenario.seed, &mock);
+  run_strategy(real_scenario, strategy, real_scenario.seed, &real);
+  const auto describe = [](const DecisionRecord& d) {
+    return fmt::format("request {} decided at {:.6f} s: {}{}", d.request_id, to_seconds(d.time_us),
+                       d.allowed ? "allowed" : "denied", d.error ? " (Redis error)" : "");
+  };
+  const std::size_t common = std::min(mock.size(), real.size());
+  for (std::size_t i = 0; i < common; ++i) {
+    if (mock[i] == real[i]) continue;
+    return fmt::format("; decision #{} first differs: embedded {}, real {}", i + 1,
+                       describe(mock[i]), describe(real[i]));
+  }
+  if (mock.size() != real.size())
+    return fmt::format("; embedded made {} decisions, real {}", mock.size(), real.size());
+  return "";
+}
+
 // Part 2: every strategy of every scenario on both backends. Returns the number of differences.
 std::size_t compare_scenarios(const ConformanceOptions& options) {
   std::size_t differences = 0;
@@ -279,7 +301,10 @@ std::size_t compare_scenarios(const ConformanceOptions& options) {
       std::string divergence = first_divergence(scenario, mock, real);
       if (divergence.empty() && backend.value("failed", false))
         divergence = "the real backend failed: " + backend.value("failure", std::string());
-      if (!divergence.empty()) ++differences;
+      if (!divergence.empty()) {
+        ++differences;
+        divergence += first_different_request(scenario, real_scenario, strategy);
+      }
       std::cout << fmt::format(
           "  {} {} {}: {} decisions, digest {:016x} {}{}\n",
           divergence.empty() ? "same" : "DIFFERENT", path, strategy.label, mock.totals.offered,

@@ -157,6 +157,9 @@ class StrategyRun final : public RequestSink, public EventTarget {
     run.mix(static_cast<std::uint64_t>(now_us));
     run.mix((decision.allowed ? 1u : 0u) | (decision.error ? 2u : 0u) |
             (static_cast<std::uint64_t>(decision.denied_by + 1) << 2));
+    if (run.trace_ != nullptr)
+      run.trace_->push_back(
+          {pending->request.id, now_us, decision.allowed, decision.error, decision.denied_by});
     if (++run.decisions_ % StrategyResult::kDigestInterval == 0)
       run.result_.digest_checkpoints.push_back({run.decisions_, now_us, run.digest_});
     run.oracle_.on_decision(
@@ -191,13 +194,17 @@ class StrategyRun final : public RequestSink, public EventTarget {
   StrategyResult result_;
   std::uint64_t digest_ = 0xcbf29ce484222325ULL;
   std::uint64_t decisions_ = 0;
+
+ public:
+  std::vector<DecisionRecord>* trace_ = nullptr;  // rlsim conformance's per-request comparison
 };
 
 }  // namespace
 
 StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& strategy,
-                            std::uint64_t seed) {
+                            std::uint64_t seed, std::vector<DecisionRecord>* trace) {
   StrategyRun run(scenario, strategy, seed);
+  run.trace_ = trace;
   return run.run();
 }
 
