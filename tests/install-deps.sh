@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs rlsim's build and test dependencies (Debian 12 packages) when any is missing:
 # compilers and libraries, redis-server for the real-Redis tests, chromium and xmllint for the
-# HTML report test, clang-format for the format check.
+# HTML report test, clang-format for the format check, clang (libFuzzer) and clang-tidy.
 set -euo pipefail
 packages=(cmake make g++ pkg-config libcli11-dev libfmt-dev libasio-dev libhiredis-dev nlohmann-json3-dev
   catch2 liblua5.1-0-dev redis-server redis-tools
-  chromium libxml2-utils clang-format)
+  chromium libxml2-utils clang-format clang clang-tidy libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -37,4 +37,8 @@ build/rlsim check scenarios/*.json --check-determinism
 # decisions on both backends (docs/real-redis.md). Any difference fails.
 build/rlsim conformance --redis "redis://127.0.0.1:$redis_port" scenarios/*.json
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"
+# Static analysis (the committed .clang-tidy) and bounded fuzzing of the scenario parser and the
+# embedded Redis + Lua layer (tests/fuzz/).
+tests/tidy.sh
+tests/fuzz/run.sh "${RLSIM_FUZZ_SECONDS:-60}"
 echo "all tests passed"

@@ -193,7 +193,7 @@ TEST_CASE("bad scenarios exit 2 with one line on stderr naming the file and JSON
       {"zero.json",
        head + limits + R"("instances": {"count": 0}, "traffic": [{"name": "g", "rate": "1/s"}], )" +
            strategies + "}",
-       ": instances.count: expected an integer from 1 to 1000"},
+       ": instances.count: expected an integer from 1 to 10000"},
       {"strategy.json", head + limits + rest + R"("strategies": ["in_memory", "token_magic"]})",
        ": strategies[1]: unknown strategy \"token_magic\""},
       {"param.json",

@@ -225,6 +225,25 @@ TEST_CASE("hash increments, SETNX, INCRBYFLOAT, UNLINK and absolute expiry") {
   CHECK(show(store, {"EXISTS", "u"}, later) == "(integer) 0");
 }
 
+TEST_CASE("a full store refuses commands that may add data with Redis's OOM error") {
+  MockStore store({}, 2);  // room for two keys
+  const std::string oom = "(error) OOM command not allowed when used memory > 'maxmemory'.";
+  CHECK(show(store, {"SET", "a", "1"}) == "OK");
+  CHECK(show(store, {"INCR", "b"}) == "(integer) 1");
+  // Full: every denyoom command is refused, even on an existing key (as Redis does), reads are not.
+  CHECK(show(store, {"SET", "c", "1"}) == oom);
+  CHECK(show(store, {"INCR", "b"}) == oom);
+  CHECK(show(store, {"ZADD", "z", "1", "m"}) == oom);
+  CHECK(show(store, {"HSET", "h", "f", "v"}) == oom);
+  CHECK(show(store, {"EVAL", "return 1", "0"}) == oom);
+  CHECK(show(store, {"GET", "b"}) == "\"1\"");
+  CHECK(show(store, {"EXPIRE", "a", "10"}) == "(integer) 1");
+  // Freeing a key makes room again.
+  CHECK(show(store, {"DEL", "a"}) == "(integer) 1");
+  CHECK(show(store, {"SET", "c", "1"}) == "OK");
+  CHECK(store.key_count() == 2);
+}
+
 TEST_CASE("[.bench] native INCR + PEXPIRE pipeline", "[.bench]") {
   MockStore store;
   std::vector<Command> commands = {{"INCR", ""}, {"PEXPIRE", "", "60000", "NX"}};

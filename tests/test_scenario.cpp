@@ -458,11 +458,11 @@ TEST_CASE("zero or negative durations, limits, rates and counts are rejected") {
       {with("/traffic/0/rate", "-5/s"), "f.json: traffic[0].rate: expected a positive rate"},
       {with("/traffic/0/ramp_to", "0/m"), "f.json: traffic[0].ramp_to: expected a positive rate"},
       {with("/instances/count", 0),
-       "f.json: instances.count: expected an integer from 1 to 1000, got 0"},
+       "f.json: instances.count: expected an integer from 1 to 10000, got 0"},
       {with("/instances/count", -1),
-       "f.json: instances.count: expected an integer from 1 to 1000, got -1"},
+       "f.json: instances.count: expected an integer from 1 to 10000, got -1"},
       {with("/instances/schedule", json::array({{{"at", "1s"}, {"count", 0}}})),
-       "f.json: instances.schedule[0].count: expected an integer from 1 to 1000, got 0"},
+       "f.json: instances.schedule[0].count: expected an integer from 1 to 10000, got 0"},
       {with("/traffic/0/users", 0),
        "f.json: traffic[0].users: expected an integer from 1 to 1000000"},
       {with("/traffic/0/ips", 0), "f.json: traffic[0].ips: expected an integer from 1 to 1"},
@@ -559,12 +559,12 @@ TEST_CASE("unknown enumeration values list the choices") {
 TEST_CASE("instance counts are bounded") {
   CHECK(error_of(with("/instances/count", ScenarioBounds::kMaxInstances)) == "(accepted)");
   check_rejected({
-      {with("/instances/count", 1001),
-       "f.json: instances.count: expected an integer from 1 to 1000"},
-      {with("/instances/schedule", json::array({{{"at", "1s"}, {"count", 1001}}})),
-       "f.json: instances.schedule[0].count: expected an integer from 1 to 1000"},
+      {with("/instances/count", 10001),
+       "f.json: instances.count: expected an integer from 1 to 10000"},
+      {with("/instances/schedule", json::array({{{"at", "1s"}, {"count", 10001}}})),
+       "f.json: instances.schedule[0].count: expected an integer from 1 to 10000"},
       {with("/instances/count", 18446744073709551615ULL),
-       "f.json: instances.count: expected an integer from 1 to 1000"},
+       "f.json: instances.count: expected an integer from 1 to 10000"},
   });
 }
 
@@ -572,9 +572,9 @@ TEST_CASE("an integer above its bound is named in the message, like one below it
   // Below the bound the message ends in ", got 0"; above it the value given should be named too.
   // (A positive integer in a file parses as unsigned, which takes a separate branch.)
   CHECK(error_of(with("/instances/count", 0)) ==
-        "f.json: instances.count: expected an integer from 1 to 1000, got 0");
-  CHECK(error_of(with("/instances/count", 1001)) ==
-        "f.json: instances.count: expected an integer from 1 to 1000, got 1001");
+        "f.json: instances.count: expected an integer from 1 to 10000, got 0");
+  CHECK(error_of(with("/instances/count", 10001)) ==
+        "f.json: instances.count: expected an integer from 1 to 10000, got 10001");
   CHECK(error_of(with("/limits/0/limit", 1'000'000'001)) ==
         "f.json: limits[0].limit: expected an integer from 1 to 1000000000, got 1000000001");
 }

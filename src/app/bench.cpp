@@ -20,16 +20,20 @@ namespace rlsim {
 namespace {
 
 // The demo at scale: 10 instances, 1000 users, per-user limit 100/min, Poisson arrivals.
-std::string bench_scenario(std::int64_t requests, const std::string& strategy) {
+std::string bench_scenario(std::int64_t requests, const std::string& strategy, bool scale) {
+  // --scale: the largest deployment the scenario bounds allow, 10,000 instances and 1M users.
+  const int instances = scale ? 10'000 : 10;
+  const std::int64_t users = scale ? 1'000'000 : 1000;
   const double duration_s = 600;
-  const double per_user_per_min = static_cast<double>(requests) / 1000.0 / (duration_s / 60.0);
+  const double per_user_per_min =
+      static_cast<double>(requests) / static_cast<double>(users) / (duration_s / 60.0);
   return fmt::format(R"({{"name": "bench", "seed": 7, "duration": "10m",
     "limits": [{{"name": "per_user", "key": "user", "limit": 100, "window": "1m"}}],
-    "instances": {{"count": 10}}, "load_balancer": {{"policy": "round_robin"}},
-    "traffic": [{{"name": "users", "users": 1000, "rate": "{}/m", "arrival": "poisson"}}],
+    "instances": {{"count": {}}}, "load_balancer": {{"policy": "round_robin"}},
+    "traffic": [{{"name": "users", "users": {}, "rate": "{}/m", "arrival": "poisson"}}],
     "redis": {{"rtt": {{"p50": "0.5ms", "p99": "2ms"}}, "service_time": "1us", "timeout": "50ms"}},
     "strategies": ["{}"]}})",
-                     per_user_per_min, strategy);
+                     instances, users, per_user_per_min, strategy);
 }
 
 // The floor the simulator is measured against: a bare heap-and-hash-map event loop over the same
@@ -121,7 +125,8 @@ int command_bench(const BenchOptions& options) {
         offered = bare_event_loop(options.requests);
         wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       } else {
-        const Scenario scenario = parse_scenario(bench_scenario(options.requests, name), "<bench>");
+        const Scenario scenario =
+            parse_scenario(bench_scenario(options.requests, name, options.scale), "<bench>");
         const auto strategies = resolve_strategies(scenario, "<bench>");
         const auto started = std::chrono::steady_clock::now();
         const StrategyResult result = run_strategy(scenario, strategies.front(), scenario.seed);

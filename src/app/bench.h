@@ -10,6 +10,7 @@ namespace rlsim {
 struct BenchOptions {
   std::int64_t requests = 1'000'000;
   std::vector<std::string> strategies;
+  bool scale = false;  // 10,000 instances and 1M users instead of 10 and 1000
 };
 
 int command_bench(const BenchOptions& options);

@@ -57,16 +57,16 @@ std::string first_difference(const nlohmann::ordered_json& a, const nlohmann::or
   if (a.type() != b.type()) return path.empty() ? "(the whole report)" : path;
   if (a.is_object()) {
     for (auto it = a.begin(); it != a.end(); ++it) {
-      const std::string child = path.empty() ? it.key() : path + "." + it.key();
+      std::string child = path.empty() ? it.key() : path + "." + it.key();
       if (!b.contains(it.key())) return child;
-      const std::string diff = first_difference(it.value(), b[it.key()], child);
+      std::string diff = first_difference(it.value(), b[it.key()], child);
       if (!diff.empty()) return diff;
     }
     return a.size() == b.size() ? "" : path;
   }
   if (a.is_array()) {
     for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
-      const std::string diff = first_difference(a[i], b[i], fmt::format("{}[{}]", path, i));
+      std::string diff = first_difference(a[i], b[i], fmt::format("{}[{}]", path, i));
       if (!diff.empty()) return diff;
     }
     return a.size() == b.size() ? "" : path;

@@ -241,6 +241,8 @@ int main(int argc, char** argv) {
       "bench", "Measure simulated requests per wall-clock second and peak memory");
   bench->add_option("--requests", bench_options.requests, "Requests per strategy run")
       ->check(CLI::Range(1000, 100'000'000));
+  bench->add_flag("--scale", bench_options.scale,
+                  "Simulate 10,000 instances and 1,000,000 users instead of 10 and 1000");
   bench->add_option("--strategy", bench_options.strategies,
                     "Strategy to measure (repeatable; default: all)");
 

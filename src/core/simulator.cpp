@@ -8,7 +8,10 @@ namespace {
 class ResumeTarget final : public EventTarget {
  public:
   void on_event(std::uint64_t arg) override {
-    std::coroutine_handle<>::from_address(reinterpret_cast<void*>(arg)).resume();
+    // The event argument carries the coroutine frame address (Simulator::resume_at).
+    std::coroutine_handle<>::from_address(
+        reinterpret_cast<void*>(arg))  // NOLINT(performance-no-int-to-ptr)
+        .resume();
   }
 };
 ResumeTarget resume_target;

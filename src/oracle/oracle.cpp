@@ -8,7 +8,7 @@
 namespace rlsim {
 
 Oracle::Oracle(const std::vector<Limit>& limits, Algorithm ideal_algorithm,
-               std::vector<BucketShape> buckets)
+               const std::vector<BucketShape>& buckets)
     : limits_(limits), ideal_(limits, ideal_algorithm, buckets), observed_(limits.size()) {
   totals_.ideal_algorithm = ideal_algorithm;
   for (const Limit& limit : limits) {

@@ -85,7 +85,7 @@ class Oracle {
   // limit of L per window W is a bucket of L refilled at L / W) and is ignored otherwise.
   // `limits` must outlive the oracle.
   Oracle(const std::vector<Limit>& limits, Algorithm ideal_algorithm,
-         std::vector<BucketShape> buckets = {});
+         const std::vector<BucketShape>& buckets = {});
 
   // The ideal limiter's verdict on a request arriving now (true time). Call once per request, in
   // arrival order; it updates the ideal limiter's state.

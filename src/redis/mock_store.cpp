@@ -592,7 +592,9 @@ Reply cmd_script(Ctx& ctx) {
   return Reply::error(fmt::format("ERR unknown subcommand '{}'. Try SCRIPT HELP.", ctx.argv[1]));
 }
 
-enum CommandFlags : unsigned { kNone = 0, kNoScript = 1 };  // kNoScript: refused inside scripts
+// kNoScript: refused inside scripts. kDenyOom: may add data, so refused once the store is full
+// (Redis's "denyoom" flag).
+enum CommandFlags : unsigned { kNone = 0, kNoScript = 1, kDenyOom = 2 };
 
 struct CommandRow {
   const char* name;  // lower case
@@ -604,18 +606,18 @@ struct CommandRow {
 const std::vector<CommandRow>& command_table() {
   static const std::vector<CommandRow> table = {
       {"get", 2, cmd_get},
-      {"setnx", 3, cmd_setnx},
-      {"incrbyfloat", 3, cmd_incrbyfloat},
+      {"setnx", 3, cmd_setnx, kDenyOom},
+      {"incrbyfloat", 3, cmd_incrbyfloat, kDenyOom},
       {"unlink", -2, cmd_del},
       {"expireat", -3, [](Ctx& c) { return expire_generic(c, kUsPerS, true); }},
       {"pexpireat", -3, [](Ctx& c) { return expire_generic(c, kUsPerMs, true); }},
-      {"hsetnx", 4, cmd_hsetnx},
+      {"hsetnx", 4, cmd_hsetnx, kDenyOom},
       {"hlen", 2, cmd_hlen},
       {"hexists", 3, cmd_hexists},
-      {"hincrby", 4, cmd_hincrby},
-      {"hincrbyfloat", 4, cmd_hincrbyfloat},
-      {"zadd", -4, cmd_zadd},
-      {"zincrby", 4, cmd_zincrby},
+      {"hincrby", 4, cmd_hincrby, kDenyOom},
+      {"hincrbyfloat", 4, cmd_hincrbyfloat, kDenyOom},
+      {"zadd", -4, cmd_zadd, kDenyOom},
+      {"zincrby", 4, cmd_zincrby, kDenyOom},
       {"zrem", -3, cmd_zrem},
       {"zcard", 2, cmd_zcard},
       {"zscore", 3, cmd_zscore},
@@ -623,11 +625,11 @@ const std::vector<CommandRow>& command_table() {
       {"zrange", -4, cmd_zrange},
       {"zrangebyscore", -4, cmd_zrangebyscore},
       {"zremrangebyscore", 4, cmd_zremrangebyscore},
-      {"set", -3, cmd_set},
-      {"incr", 2, [](Ctx& c) { return incr_decr(c, 1, false); }},
-      {"decr", 2, [](Ctx& c) { return incr_decr(c, -1, false); }},
-      {"incrby", 3, [](Ctx& c) { return incr_decr(c, 1, true); }},
-      {"decrby", 3, [](Ctx& c) { return incr_decr(c, -1, true); }},
+      {"set", -3, cmd_set, kDenyOom},
+      {"incr", 2, [](Ctx& c) { return incr_decr(c, 1, false); }, kDenyOom},
+      {"decr", 2, [](Ctx& c) { return incr_decr(c, -1, false); }, kDenyOom},
+      {"incrby", 3, [](Ctx& c) { return incr_decr(c, 1, true); }, kDenyOom},
+      {"decrby", 3, [](Ctx& c) { return incr_decr(c, -1, true); }, kDenyOom},
       {"del", -2, cmd_del},
       {"exists", -2, cmd_exists},
       {"expire", -3, [](Ctx& c) { return expire_generic(c, kUsPerS, false); }},
@@ -640,13 +642,13 @@ const std::vector<CommandRow>& command_table() {
       {"time", 1, cmd_time},
       {"ping", -1,
        [](Ctx& c) { return c.argv.size() > 1 ? Reply::bulk(c.argv[1]) : Reply::status("PONG"); }},
-      {"hset", -4, cmd_hset},
+      {"hset", -4, cmd_hset, kDenyOom},
       {"hget", 3, cmd_hget},
       {"hmget", -3, cmd_hmget},
       {"hdel", -3, cmd_hdel},
       {"hgetall", 2, cmd_hgetall},
-      {"eval", -3, [](Ctx& c) { return eval_generic(c, false); }, kNoScript},
-      {"evalsha", -3, [](Ctx& c) { return eval_generic(c, true); }, kNoScript},
+      {"eval", -3, [](Ctx& c) { return eval_generic(c, false); }, kNoScript | kDenyOom},
+      {"evalsha", -3, [](Ctx& c) { return eval_generic(c, true); }, kNoScript | kDenyOom},
       {"script", -2, cmd_script, kNoScript},
   };
   return table;
@@ -712,7 +714,8 @@ void MockStore::expire_due(TimeUs now_us) {
   }
 }
 
-MockStore::MockStore(const LuaLimits& lua_limits) : lua_limits_(lua_limits) {}
+MockStore::MockStore(const LuaLimits& lua_limits, std::size_t max_keys)
+    : lua_limits_(lua_limits), max_keys_(max_keys) {}
 MockStore::~MockStore() = default;
 
 LuaEngine& MockStore::lua() {
@@ -738,6 +741,9 @@ Reply MockStore::dispatch(const Command& argv, TimeUs now_us, bool from_script) 
   }
   if (from_script && (row->flags & kNoScript) != 0) {
     return Reply::error("ERR This Redis command is not allowed from script");
+  }
+  if ((row->flags & kDenyOom) != 0 && keys_.size() >= max_keys_) {
+    return Reply::error("OOM command not allowed when used memory > 'maxmemory'.");
   }
   Context ctx{*this, argv, now_us};
   return row->handler(ctx);

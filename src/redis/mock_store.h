@@ -16,8 +16,13 @@ namespace rlsim {
 
 class MockStore final : public DataStore {
  public:
+  // The most keys one store holds, like a Redis `maxmemory`: once reached, commands that may
+  // add data are refused with Redis's OOM error (docs/redis-mock.md#limits), so a runaway
+  // script or scenario fails visibly instead of exhausting the host's memory.
+  static constexpr std::size_t kDefaultMaxKeys = 20'000'000;
+
   // `lua_limits` bound every script call (see LuaLimits); the Lua state is created on first use.
-  explicit MockStore(const LuaLimits& lua_limits = {});
+  explicit MockStore(const LuaLimits& lua_limits = {}, std::size_t max_keys = kDefaultMaxKeys);
   ~MockStore() override;
 
   void execute(std::span<const Command> commands, TimeUs server_now_us,
@@ -73,6 +78,7 @@ class MockStore final : public DataStore {
   Reply dispatch(const Command& argv, TimeUs now_us, bool from_script);
 
   LuaLimits lua_limits_;
+  std::size_t max_keys_;
   std::unique_ptr<LuaEngine> lua_;
   std::unordered_map<std::string, Entry> keys_;
   // Min-heap of (time, key) driving active expiry, so memory follows live keys, not past windows.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace rlsim {
 namespace {
@@ -16,15 +17,11 @@ double per_request(std::uint64_t total, std::int64_t offered) {
 }
 
 // Rounds a non-negative ratio to 4 decimals so that reports stay readable and stable.
-double round4(double value) {
-  return static_cast<double>(static_cast<std::int64_t>(value * 10000.0 + 0.5)) / 10000.0;
-}
+double round4(double value) { return static_cast<double>(std::llround(value * 10000.0)) / 10000.0; }
 
 // Rounds a rate in [0, 1] to 8 decimals: error rates of interest are around 0.00003 (0.003%),
 // which 4 decimals would show as 0.
-double round8(double value) {
-  return static_cast<double>(static_cast<std::int64_t>(value * 1e8 + 0.5)) / 1e8;
-}
+double round8(double value) { return static_cast<double>(std::llround(value * 1e8)) / 1e8; }
 
 // A strategy's headline numbers: the worst over its limits (the report contract).
 struct Worst {
@@ -232,7 +229,7 @@ std::string report_table(const RunResult& result, bool color) {
       admitted_row += point.max_per_key > first.limit ? paint(cell, "31") : cell;
       instance_row += fmt::format("{:>6}", point.instances);
     }
-    out += admitted_row + "\n" + instance_row + "\n";
+    out.append(admitted_row).append("\n").append(instance_row).append("\n");
   }
   return out;
 }

@@ -16,7 +16,7 @@ struct ScenarioBounds {
   static constexpr DurationUs kMaxDurationUs = 24 * kUsPerHour;
   static constexpr int kMaxLimits = 16;
   static constexpr std::int64_t kMaxLimitValue = 1'000'000'000;
-  static constexpr int kMaxInstances = 1000;
+  static constexpr int kMaxInstances = 10'000;
   static constexpr int kMaxScheduleSteps = 1000;
   static constexpr int kMaxTrafficGroups = 64;
   static constexpr std::int64_t kMaxUsersPerGroup = 1'000'000;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/check.h"
 #include "strategy/hybrid.h"
@@ -65,11 +66,10 @@ class ShardedGlobal final : public Strategy {
       entry["min_shard_increments"] = *std::min_element(counts.begin(), counts.end());
       // The hottest key's share of the writes: 1.0 for one global key, about 1/N when sharded.
       entry["hottest_key_share"] =
-          total == 0
-              ? 0.0
-              : static_cast<double>(static_cast<std::int64_t>(
-                    10000.0 * static_cast<double>(hottest) / static_cast<double>(total) + 0.5)) /
-                    10000.0;
+          total == 0 ? 0.0
+                     : static_cast<double>(std::llround(10000.0 * static_cast<double>(hottest) /
+                                                        static_cast<double>(total))) /
+                           10000.0;
       entry["keys_read_per_request"] = shards_;
       limits.push_back(entry);
     }
