@@ -39,6 +39,9 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   git diff --exit-code --stat -- reports/ && [ -z "$(git status --porcelain -- reports/)" ] ||
     { echo "reports/ differs from what tests/regen-reports.sh generates: commit them" >&2; exit 1; }
 fi
+# The embedded Redis against the real one: a corpus of replies, then every bundled scenario's
+# decisions on both backends (docs/real-redis.md). Any difference fails.
+build/rlsim conformance --redis "redis://127.0.0.1:$redis_port" scenarios/*.json
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"
 # Static analysis (the committed .clang-tidy) and bounded fuzzing of the scenario parser and the
 # embedded Redis + Lua layer (tests/fuzz/).

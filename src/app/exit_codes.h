@@ -8,5 +8,5 @@ constexpr int kCheckFailed = 1;  // `check`: an expectation, determinism or base
 constexpr int kBadInput = 2;     // bad scenario, unknown strategy, bad command line
 constexpr int kOutputError = 3;  // the report (or JUnit file) could not be written
 constexpr int kScriptError = 4;  // a Lua script failed to compile or exceeded its budget
-constexpr int kRedisUnavailable = 5;  // reserved: a real Redis backend could not be reached
+constexpr int kRedisUnavailable = 5;  // a real Redis (--redis) could not be used at the start
 }  // namespace rlsim::exit_code

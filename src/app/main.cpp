@@ -10,9 +10,11 @@
 #include <fstream>
 #include <iostream>
 
+#include "app/backend.h"
 #include "app/bench.h"
 #include "app/check.h"
 #include "app/commands.h"
+#include "app/conformance.h"
 #include "app/exit_codes.h"
 #include "app/expect.h"
 #include "app/live.h"
@@ -39,6 +41,8 @@ struct RunOptions {
   unsigned jobs = 0;        // --jobs: worker threads for --seeds (0: one per core)
   bool live = false;        // --live: paced to wall time, with a dashboard (app/live.h)
   double speed = 1.0;       // --speed: virtual seconds per wall-clock second
+  std::string redis_url;    // --redis: a real Redis instead of the embedded one
+  bool keep_keys = false;
 };
 
 // The one-line verdict of the scenario's expectations for `run` (`check` gives the details), or
@@ -71,7 +75,9 @@ std::string expectations_line(const Scenario& scenario, const nlohmann::ordered_
 }
 
 int command_run(const RunOptions& options) {
-  const Scenario scenario = load_scenario(options.scenario_path);
+  Scenario scenario = load_scenario(options.scenario_path);
+  if (!options.redis_url.empty()) scenario.redis.url = options.redis_url;
+  scenario.redis.keep_keys = options.keep_keys;
   const std::vector<ResolvedStrategy> strategies = select_strategies(
       resolve_strategies(scenario, options.scenario_path), options.labels, options.scenario_path);
   RunResult result;
@@ -118,7 +124,9 @@ int command_run(const RunOptions& options) {
   std::string reproduce = "rlsim run " + shell_quote(options.scenario_path);
   for (const auto& label : options.labels) reproduce += " --strategy " + shell_quote(label);
   reproduce += fmt::format(" --seed {}", result.seed);
-  if (auto error = write_report_files(result, dir, reproduce)) {
+  if (!options.redis_url.empty())
+    reproduce += " --redis " + shell_quote(redis_url_display(options.redis_url));
+  if (const auto error = write_report_files(result, dir, reproduce)) {
     std::cerr << fmt::format("rlsim: cannot write the report: {}\n", *error);
     return exit_code::kOutputError;
   }
@@ -195,10 +203,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 success, 1 internal error (check: a check failed), 2 bad input (scenario, "
-      "strategy or command line), 3 report not writable, 4 Lua script error, 5 (reserved) Redis "
-      "unreachable.\nDocs: docs/ (scenario-format.md, metrics.md, architecture.md, "
-      "strategies.md, faults.md, resilience.md, clocks.md, regions.md, redis-mock.md, cli.md, "
-      "ci.md, tour.md, performance.md, hardening.md).");
+      "strategy or command line), 3 report not writable, 4 Lua script error, 5 Redis "
+      "unreachable (--redis).\nDocs: docs/ (scenario-format.md, metrics.md, architecture.md, "
+      "strategies.md, faults.md, resilience.md, clocks.md, regions.md, redis-mock.md, "
+      "real-redis.md, cli.md, ci.md, tour.md, performance.md, hardening.md).");
 
   RunOptions run_options;
   CLI::App* run = app.add_subcommand(
@@ -227,6 +235,11 @@ int main(int argc, char** argv) {
                   "reports/<scenario name>)");
   run->add_flag("--check-determinism", run_options.check_determinism,
                 "Run every strategy twice and exit 1 unless decisions and reports are identical");
+  run->add_option("--redis", run_options.redis_url,
+                  "Run against a real Redis (>= 7.0): redis://[user[:password]@]host:port[/db]; "
+                  "the password may also come from REDISCLI_AUTH (docs/real-redis.md)");
+  run->add_flag("--keep-keys", run_options.keep_keys,
+                "With --redis: leave the run's keys on the server instead of deleting them");
 
   run->add_option("--seeds", run_options.seeds,
                   "Also run seeds SEED+1 .. SEED+N-1 and write the mean, p5 and p95 of every "
@@ -322,6 +335,22 @@ int main(int argc, char** argv) {
   bench->add_option("--strategy", bench_options.strategies,
                     "Strategy to measure (repeatable; default: all)");
 
+  ConformanceOptions conformance_options;
+  std::string conformance_cut;
+  CLI::App* conformance = app.add_subcommand(
+      "conformance",
+      "Compare the embedded Redis with a real one: a corpus of replies, then scenario decisions");
+  conformance->add_option("scenario", conformance_options.scenario_paths,
+                          "Scenarios to run on both backends (their decision digests must match)");
+  conformance
+      ->add_option("--redis", conformance_options.redis_url,
+                   "The real Redis (>= 7.0): redis://[user[:password]@]host:port[/db]")
+      ->required();
+  conformance->add_option("--max-duration", conformance_cut,
+                          "Cut each scenario to this much virtual time (e.g. 2m) to bound the run");
+  conformance->add_flag("--verbose", conformance_options.verbose,
+                        "Print every corpus reply, not only the differences");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -341,6 +370,17 @@ int main(int argc, char** argv) {
     if (*list) return command_list();
     if (*explain) return command_explain(explain_name);
     if (*bench) return command_bench(bench_options);
+    if (*conformance) {
+      if (!conformance_cut.empty()) {
+        const auto cut = parse_duration(conformance_cut);
+        if (!cut || *cut <= 0) {
+          std::cerr << "rlsim: --max-duration: expected a duration such as 2m\n";
+          return exit_code::kBadInput;
+        }
+        conformance_options.max_duration_us = *cut;
+      }
+      return command_conformance(conformance_options);
+    }
   } catch (const ScenarioError& e) {
     std::cerr << "rlsim: " << e.what() << "\n";
     return exit_code::kBadInput;

@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 
+#include "app/backend.h"
 #include "app/clock_report.h"
 #include "app/exit_codes.h"
 #include "app/faults.h"
@@ -62,7 +63,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
   StrategyRun(const Scenario& scenario, const ResolvedStrategy& strategy, std::uint64_t seed)
       : scenario_(scenario),
         catalog_(scenario),
-        server_(sim_, store_, timing_of(scenario.redis), Rng(seed, "network")),
+        store_(make_store(scenario)),
+        server_(sim_, *store_, timing_of(scenario.redis), Rng(seed, "network")),
         pool_(scenario.instances, scenario.balancer, seed),
         strategy_(strategy.info->make(StrategyEnv{
             sim_, server_, scenario.limits, catalog_, strategy.params, Rng(seed, "strategy"),
@@ -115,7 +117,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
     result_.redis_commands = server_.stats().commands;
     result_.redis_round_trips = server_.stats().round_trips;
     result_.redis_timeouts = server_.stats().timeouts;
-    result_.redis_keys_at_end = store_.key_count();
+    result_.redis_keys_at_end = store_->key_count();
+    result_.backend = backend_json(*store_);
     result_.clock = clock_watch_.report(pool_, scenario_.duration_us);
     result_.regions = regions_.report();
     regions_.add_redis_counts(result_.redis_commands, result_.redis_round_trips,
@@ -195,6 +198,9 @@ class StrategyRun final : public RequestSink, public EventTarget {
     run.mix(static_cast<std::uint64_t>(now_us));
     run.mix((decision.allowed ? 1u : 0u) | (decision.error ? 2u : 0u) |
             (static_cast<std::uint64_t>(decision.denied_by + 1) << 2));
+    if (run.trace_ != nullptr)
+      run.trace_->push_back(
+          {pending->request.id, now_us, decision.allowed, decision.error, decision.denied_by});
     if (++run.decisions_ % StrategyResult::kDigestInterval == 0)
       run.result_.digest_checkpoints.push_back({run.decisions_, now_us, run.digest_});
     const int instance_id =
@@ -223,7 +229,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
   const Scenario& scenario_;
   Simulator sim_;
   Catalog catalog_;
-  MockStore store_;
+  std::unique_ptr<DataStore> store_;  // the embedded Redis, or a real one (app/backend.h)
   RedisServer server_;
   InstancePool pool_;
   std::unique_ptr<Strategy> strategy_;
@@ -237,11 +243,16 @@ class StrategyRun final : public RequestSink, public EventTarget {
   std::uint64_t digest_ = 0xcbf29ce484222325ULL;
   std::uint64_t decisions_ = 0;
   FaultSchedule faults_;  // last: it refers to the members above
+
+ public:
+  std::vector<DecisionRecord>* trace_ = nullptr;  // rlsim conformance's per-request comparison
 };
 
 StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& strategy,
-                            std::uint64_t seed) {
-  return StrategySession(scenario, strategy, seed).finish();
+                            std::uint64_t seed, std::vector<DecisionRecord>* trace) {
+  StrategySession session(scenario, strategy, seed);
+  session.set_trace(trace);
+  return session.finish();
 }
 
 StrategySession::StrategySession(const Scenario& scenario, const ResolvedStrategy& strategy,
@@ -255,6 +266,7 @@ TimeUs StrategySession::now_us() const { return run_->now(); }
 const OracleTotals& StrategySession::totals() const { return run_->live_totals(); }
 int StrategySession::active_instances() const { return run_->active_instances(); }
 const std::string& StrategySession::label() const { return run_->label(); }
+void StrategySession::set_trace(std::vector<DecisionRecord>* trace) { run_->trace_ = trace; }
 StrategyResult StrategySession::finish() { return run_->run(); }
 
 }  // namespace rlsim

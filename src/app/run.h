@@ -32,9 +32,20 @@ class RunError : public std::runtime_error {
   int exit_code;
 };
 
-// Simulates one strategy on the scenario with `seed`. Throws RunError.
+// One decision, in decision order, for naming the first request two runs decide differently.
+struct DecisionRecord {
+  std::uint64_t request_id = 0;
+  TimeUs time_us = 0;
+  bool allowed = false;
+  bool error = false;
+  int denied_by = -1;
+  bool operator==(const DecisionRecord&) const = default;
+};
+
+// Simulates one strategy on the scenario with `seed`; appends every decision to `trace` when
+// given. Throws RunError.
 StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& strategy,
-                            std::uint64_t seed);
+                            std::uint64_t seed, std::vector<DecisionRecord>* trace = nullptr);
 
 class StrategyRun;
 
@@ -56,6 +67,8 @@ class StrategySession {
   const OracleTotals& totals() const;
   int active_instances() const;
   const std::string& label() const;
+  // Records every decision into `trace` (owned by the caller) from now on; nullptr stops it.
+  void set_trace(std::vector<DecisionRecord>* trace);
   // Runs to the end (the scenario's duration, then the requests still in flight). Call once.
   // Throws RunError.
   StrategyResult finish();

@@ -88,6 +88,7 @@ void RedisServer::send(RedisCallBase& call, std::coroutine_handle<> waiting, Cli
   record.client = client;
   record.lost = false;
   record.refused = false;
+  record.in_store = false;
   const TimeUs now_us = sim_.now();
   record.deadline_us = now_us + timing_.timeout_us;
   record.refs = 1;
@@ -166,10 +167,20 @@ void RedisServer::arrive(std::uint32_t index) {
   free_at_us_ = start_us + busy_us;
   // Effects happen at the start of service on the server's clock; FIFO keeps starts monotonic.
   store_time_us_ = std::max(store_time_us_, clock_unix_us(start_us));
-  store_.execute(record.commands, store_time_us_, record.replies);
-  for (const Reply& reply : record.replies) stats_.error_replies += reply.is_error();
+  if (store_.deferred()) {
+    // A real server: send now, in arrival order; the replies are read when the reply is due.
+    record.ticket = store_.submit(record.commands, store_time_us_);
+    record.in_store = true;
+  } else {
+    store_.execute(record.commands, store_time_us_, record.replies);
+    for (const Reply& reply : record.replies) stats_.error_replies += reply.is_error();
+  }
   const TimeUs reply_at_us = free_at_us_ + record.back_us;
   if (record.timeout_scheduled) {  // the client gives up before any reply: it is lost
+    if (record.in_store && record.call == nullptr) {  // and has already given up
+      record.in_store = false;
+      store_.abandon(record.ticket);
+    }
     release(index);
     return;
   }
@@ -188,6 +199,15 @@ void RedisServer::complete(std::uint32_t index, bool timed_out) {
   RLSIM_CHECK(call != nullptr);
   if (timed_out && !record.refused) ++stats_.timeouts;
   node_stats_.on_call_done(sim_.now() - call->submitted_us_);
+  if (record.in_store) {
+    record.in_store = false;
+    if (timed_out) {
+      store_.abandon(record.ticket);
+    } else {
+      store_.collect(record.ticket, record.replies);
+      for (const Reply& reply : record.replies) stats_.error_replies += reply.is_error();
+    }
+  }
   if (call->is_single_) {
     // The reply moves out and the record keeps its buffer: no allocation per call.
     if (record.refused) {

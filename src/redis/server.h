@@ -167,6 +167,8 @@ class RedisServer final : public EventTarget {
     bool timeout_scheduled = false;  // the client's timeout fires whatever the server does
     bool lost = false;               // the request never reaches the server
     bool refused = false;            // answered "connection refused" at once
+    bool in_store = false;           // submitted to a deferred store, replies not yet taken
+    std::uint64_t ticket = 0;        // the deferred store's ticket
   };
   enum Phase : std::uint64_t { kArrive = 0, kReply = 1, kTimeout = 2, kRefused = 3 };
   // A call waiting for a free connection of its client's pool.

@@ -103,6 +103,7 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
   for (const auto& [key, value] : result.extra_fields.items()) out[key] = value;
   if (!result.clock.is_null()) out["clock"] = result.clock;
   if (!result.regions.is_null()) out["regions"] = result.regions;
+  if (!result.backend.is_null()) out["backend"] = result.backend;
   ordered_json windows = ordered_json::array();
   for (const auto& point : totals.series) {
     windows.push_back({{"start_s", seconds(point.start_us)},
@@ -167,6 +168,8 @@ std::string notes_table(const RunResult& result) {
       }
       out += fmt::format("{}: regions: {}\n", strategy.label, line);
     }
+    if (!strategy.backend.is_null())
+      out += fmt::format("{}: backend: {}\n", strategy.label, metrics_text(strategy.backend));
     const Staleness& staleness = strategy.totals.staleness;
     if (staleness.samples > 0) {
       out += fmt::format("{}: staleness of the count it read: mean={:.2f}, max={}, samples={}\n",

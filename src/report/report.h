@@ -40,6 +40,8 @@ struct StrategyResult {
   };
   static constexpr std::uint64_t kDigestInterval = 4096;
   std::vector<DigestCheckpoint> digest_checkpoints;
+  // The real Redis the run used and its health (app/backend.h); null on the embedded Redis.
+  nlohmann::ordered_json backend;
 };
 
 struct RunResult {

@@ -170,6 +170,7 @@ RedisSpec read_redis(const json* value, const std::string& file) {
   const std::int64_t unlimited = 0;
   spec.pool_size =
       static_cast<int>(reader.int_field("pool", &unlimited, 0, ScenarioBounds::kMaxPoolSize));
+  spec.url = reader.string_field("url", &spec.url);  // checked when the run connects
   reader.reject_unknown();
   return spec;
 }

@@ -110,6 +110,11 @@ struct RedisSpec {
   DurationUs service_time_us = 5;  // per command, on the single-threaded server
   DurationUs timeout_us = 50 * kUsPerMs;
   int pool_size = 0;  // connections per instance; 0: unlimited
+  // A real Redis to run against instead of the embedded one (docs/real-redis.md): "redis.url" in
+  // the scenario or `--redis URL`; empty: the embedded Redis. `keep_keys` (--keep-keys) leaves
+  // the run's keys on the server.
+  std::string url;
+  bool keep_keys = false;
 };
 
 // A strategy entry; its name and parameters are checked against the strategy registry by the

@@ -1,0 +1,41 @@
+#include "app/backend.h"
+
+#include "app/exit_codes.h"
+#include "app/run.h"
+#include "redis/mock_store.h"
+#include "redis/real_store.h"
+
+namespace rlsim {
+
+std::unique_ptr<DataStore> make_store(const Scenario& scenario) {
+  if (scenario.redis.url.empty()) return std::make_unique<MockStore>();
+  std::string error;
+  const auto url = parse_redis_url(scenario.redis.url, error);
+  if (!url) throw RunError(error, exit_code::kBadInput);
+  try {
+    return std::make_unique<RealStore>(RealStoreOptions{*url, scenario.redis.keep_keys});
+  } catch (const RedisUnreachable& e) {
+    throw RunError(e.what(), exit_code::kRedisUnavailable);
+  }
+}
+
+nlohmann::ordered_json backend_json(const DataStore& store) {
+  const auto* real = dynamic_cast<const RealStore*>(&store);
+  if (real == nullptr) return nullptr;
+  nlohmann::ordered_json out;
+  out["redis"] = "real";
+  out["url"] = real->url_display();
+  out["calls_failed"] = real->backend_errors();
+  out["reconnects"] = real->reconnects();
+  out["failed"] = !real->backend_failure().empty();
+  if (!real->backend_failure().empty()) out["failure"] = real->backend_failure();
+  return out;
+}
+
+std::string redis_url_display(const std::string& url) {
+  std::string error;
+  const auto parsed = parse_redis_url(url, error);
+  return parsed ? parsed->display() : std::string("redis://(invalid)");
+}
+
+}  // namespace rlsim

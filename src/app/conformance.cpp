@@ -1,0 +1,361 @@
+#include "app/conformance.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <iostream>
+
+#include "app/backend.h"
+#include "app/commands.h"
+#include "app/exit_codes.h"
+#include "app/run.h"
+#include "core/sha1.h"
+#include "redis/mock_store.h"
+#include "redis/real_store.h"
+
+namespace rlsim {
+
+namespace {
+
+// Scripts of the corpus. Their SHA1s are computed, so EVALSHA steps name them by text.
+constexpr const char* kNested = "return {1, 'two', {3, {'four', 5.9}}, false, 7}";
+constexpr const char* kNilInArray = "return {1, nil, 3}";
+constexpr const char* kFalse = "return false";
+constexpr const char* kTrue = "return true";
+constexpr const char* kNil = "return nil";
+constexpr const char* kFloat = "return 3.99";
+constexpr const char* kErrorReply = "return redis.error_reply('MYERR custom failure')";
+constexpr const char* kStatusReply = "return redis.status_reply('FINE')";
+constexpr const char* kErrTable = "return {err='BAD table error'}";
+constexpr const char* kRuntimeError = "local t = nil\nreturn t.field";
+constexpr const char* kWrongTypeCall =
+    "local a = 1\nlocal n = redis.call('INCR', KEYS[1])\nreturn n";
+constexpr const char* kPcall = "local r = redis.pcall('INCR', KEYS[1])\nreturn r";
+constexpr const char* kCompileError = "return +";
+constexpr const char* kArgs = "return {#KEYS, #ARGV, ARGV[1], ARGV[#ARGV]}";
+constexpr const char* kCounter =
+    "local c = redis.call('INCR', KEYS[1])\n"
+    "if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end\n"
+    "return {c, redis.call('PTTL', KEYS[1])}";
+constexpr const char* kClock =
+    "local t = redis.call('TIME')\n"
+    "redis.call('SET', KEYS[1], t[1], 'PX', ARGV[1])\n"
+    "return {t[1], t[2], redis.call('TTL', KEYS[1]), redis.call('GET', KEYS[1])}";
+// A TTL-setting script (so the store shadows redis.call) whose call on line 3 fails.
+constexpr const char* kClockError =
+    "redis.call('PEXPIRE', KEYS[1], 1000)\n"
+    "local x = 1\n"
+    "local n = redis.call('INCR', KEYS[1])\n"
+    "return n";
+// The same through a tail call (`return redis.call(...)`), and redis.pcall's error as a value.
+constexpr const char* kClockTailError =
+    "redis.call('PEXPIRE', KEYS[1], 1000)\n"
+    "return redis.call('INCR', KEYS[1])";
+constexpr const char* kClockPcall =
+    "redis.call('EXPIRE', KEYS[1], 100)\n"
+    "local r = redis.pcall('INCR', KEYS[1])\n"
+    "return {r['err'], redis.call('TTL', KEYS[1])}";
+constexpr const char* kGcra =
+    "local now_us = tonumber(ARGV[1])\n"
+    "local tat = tonumber(redis.call('GET', KEYS[1]) or ARGV[1])\n"
+    "tat = math.max(tat, now_us) + 100000\n"
+    "redis.call('SET', KEYS[1], tat, 'PX', math.ceil((tat - now_us) / 1000))\n"
+    "return {tat, redis.call('PTTL', KEYS[1])}";
+
+Command eval(const char* script, std::vector<std::string> keys, std::vector<std::string> args) {
+  Command c = {"EVAL", script, std::to_string(keys.size())};
+  c.insert(c.end(), keys.begin(), keys.end());
+  c.insert(c.end(), args.begin(), args.end());
+  return c;
+}
+
+Command evalsha(const char* script, std::vector<std::string> keys) {
+  Command c = {"EVALSHA", sha1_hex(script), std::to_string(keys.size())};
+  c.insert(c.end(), keys.begin(), keys.end());
+  return c;
+}
+
+double to_seconds(DurationUs us) { return static_cast<double>(us) / kUsPerS; }
+
+std::string brief(const Command& command) {
+  std::string out;
+  for (const std::string& arg : command) {
+    std::string shown = arg.size() > 40 ? arg.substr(0, 37) + "..." : arg;
+    for (char& c : shown)
+      if (c == '\n') c = ' ';
+    out += (out.empty() ? "" : " ") + shown;
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<ConformanceStep>& conformance_corpus() {
+  static const std::vector<ConformanceStep> corpus = [] {
+    std::vector<ConformanceStep> s;
+    std::int64_t t = 0;  // virtual ms since the epoch
+    const auto at = [&](std::int64_t ms, Command command) {
+      t = ms;
+      s.push_back({t, std::move(command)});
+    };
+    const auto now = [&](Command command) { s.push_back({t, std::move(command)}); };
+    // Strings and counters, overflow, arity, types.
+    now({"SET", "s", "hello"});
+    now({"GET", "s"});
+    now({"INCR", "s"});
+    now({"INCR", "c"});
+    now({"INCRBY", "c", "41"});
+    now({"DECRBY", "c", "2"});
+    now({"INCRBY", "c", "1.5"});
+    now({"SET", "big", "9223372036854775807"});
+    now({"INCR", "big"});
+    now({"DECRBY", "neg", "-9223372036854775808"});
+    now({"INCRBYFLOAT", "f", "0.1"});
+    now({"INCRBYFLOAT", "f", "inf"});
+    now({"INCR"});
+    now({"GET", "s", "extra"});
+    now({"EXPIRE", "c"});
+    now({"NOSUCHCOMMAND", "x"});
+    now({"HSET", "h", "f", "1", "g", "2"});
+    now({"GET", "h"});
+    now({"INCR", "h"});
+    now({"HINCRBY", "h", "f", "5"});
+    now({"HMGET", "h", "f", "nope"});
+    now({"HGETALL", "h"});
+    now({"TYPE", "h"});
+    now({"TYPE", "missing"});
+    now({"MGET", "s", "h", "missing", "c"});
+    now({"ZADD", "z", "1", "a", "2", "b", "3", "c"});
+    now({"ZADD", "z", "nan", "a"});
+    now({"ZRANGEBYSCORE", "z", "(1", "+inf", "WITHSCORES"});
+    now({"ZREMRANGEBYSCORE", "z", "-inf", "1"});
+    now({"ZCARD", "z"});
+    now({"ZCARD", "s"});
+    now({"DEL", "s", "missing", "z"});
+    now({"EXISTS", "s", "h", "h"});
+    now({"PING"});
+    now({"TIME"});
+    // TTLs: on a missing key, negative, options, and expiry as virtual time passes.
+    now({"EXPIRE", "missing", "10"});
+    now({"TTL", "missing"});
+    now({"TTL", "h"});
+    now({"SET", "n", "1"});
+    now({"PEXPIRE", "n", "-5"});
+    now({"EXISTS", "n"});
+    now({"SET", "n", "1"});
+    now({"EXPIRE", "n", "0"});
+    now({"GET", "n"});
+    now({"SET", "e", "v", "EX", "-1"});
+    now({"SET", "e", "v", "PX", "0"});
+    now({"SET", "e", "v", "EX", "x"});
+    now({"SET", "e", "v", "EX", "10", "PX", "10"});
+    now({"SET", "e", "v", "EX", "100"});
+    now({"TTL", "e"});
+    now({"PTTL", "e"});
+    now({"EXPIRE", "e", "50", "GT"});
+    now({"EXPIRE", "e", "50", "LT"});
+    now({"EXPIRE", "e", "500", "NX"});
+    now({"EXPIRE", "e", "5", "NX", "XX"});
+    now({"SET", "e", "w", "KEEPTTL", "GET"});
+    now({"TTL", "e"});
+    now({"SET", "p", "v", "PX", "1500"});
+    now({"SET", "q", "v"});
+    now({"PERSIST", "q"});
+    now({"EXPIRE", "q", "30"});
+    now({"PERSIST", "q"});
+    now({"TTL", "q"});
+    now({"EXPIREAT", "q", "1000"});  // long past: deletes the key
+    now({"EXISTS", "q"});
+    now({"SET", "r", "v", "PXAT", std::to_string(kEpochUnixUs / kUsPerMs + 90'000)});
+    now({"PEXPIREAT", "c", std::to_string(kEpochUnixUs / kUsPerMs + 120'000)});
+    now({"PTTL", "r"});
+    now({"PTTL", "c"});
+    at(1'499, {"GET", "p"});
+    now({"PTTL", "p"});
+    at(1'500, {"GET", "p"});  // expired exactly at its virtual TTL
+    now({"EXISTS", "p"});
+    at(30'000, {"TTL", "e"});
+    at(49'999, {"TTL", "e"});
+    at(50'000, {"GET", "e"});
+    at(89'999, {"GET", "r"});
+    at(90'000, {"GET", "r"});
+    at(119'000, {"INCR", "c"});
+    now({"PTTL", "c"});
+    at(120'000, {"GET", "c"});
+    now({"TIME"});
+    // Scripts: reply conversion, errors, the script cache, and the virtual clock in scripts.
+    now(eval(kNested, {}, {}));
+    now(eval(kNilInArray, {}, {}));
+    now(eval(kFalse, {}, {}));
+    now(eval(kTrue, {}, {}));
+    now(eval(kNil, {}, {}));
+    now(eval(kFloat, {}, {}));
+    now(eval(kErrorReply, {}, {}));
+    now(eval(kStatusReply, {}, {}));
+    now(eval(kErrTable, {}, {}));
+    now(eval(kRuntimeError, {}, {}));
+    now(eval(kWrongTypeCall, {"h"}, {}));
+    now(eval(kPcall, {"h"}, {}));
+    now(eval(kCompileError, {}, {}));
+    now(evalsha(kCompileError, {}));
+    now(eval(kArgs, {"k1", "k2"}, {"a1", "a2", "a3"}));
+    now({"EVAL", kArgs, "3", "k1"});
+    now({"EVAL", kArgs, "-1"});
+    now({"EVAL", kArgs, "x"});
+    now(evalsha(kCounter, {"w"}));
+    now({"SCRIPT", "LOAD", kCounter});
+    now({"SCRIPT", "EXISTS", sha1_hex(kCounter), sha1_hex(kNil), sha1_hex("never loaded")});
+    now(Command{"EVALSHA", sha1_hex(kCounter), "1", "w", "10000"});
+    at(125'000, Command{"EVALSHA", sha1_hex(kCounter), "1", "w", "10000"});
+    at(134'999, Command{"EVALSHA", sha1_hex(kCounter), "1", "w", "10000"});
+    at(135'000, Command{"EVALSHA", sha1_hex(kCounter), "1", "w", "10000"});
+    now({"TTL", "w"});
+    now(eval(kClock, {"clock"}, {"2500"}));
+    at(137'000, {"GET", "clock"});
+    at(137'500, {"GET", "clock"});
+    now(eval(kClockError, {"h"}, {}));
+    now({"HSET", "h2", "f", "1"});
+    now(eval(kClockTailError, {"h2"}, {}));
+    now(eval(kClockPcall, {"h2"}, {}));
+    now(eval(kGcra, {"tat"}, {std::to_string(kEpochUnixUs + 137'500'000)}));
+    at(137'550, eval(kGcra, {"tat"}, {std::to_string(kEpochUnixUs + 137'550'000)}));
+    at(400'000, eval(kGcra, {"tat"}, {std::to_string(kEpochUnixUs + 400'000'000)}));
+    now({"SCRIPT", "FLUSH"});
+    now(Command{"EVALSHA", sha1_hex(kCounter), "1", "w", "10000"});
+    now({"SCRIPT", "FLUSH", "BOGUS"});
+    // An hour later by the virtual clock (seconds of wall time): every TTL above has passed.
+    at(3'600'000, {"MGET", "e", "r", "p", "w", "tat", "clock"});
+    now({"TTL", "h"});
+    now({"TIME"});
+    return s;
+  }();
+  return corpus;
+}
+
+namespace {
+
+// Part 1: the corpus on both stores. Returns the number of differences.
+std::size_t compare_corpus(RealStore& real, bool verbose) {
+  MockStore mock;
+  std::size_t differences = 0;
+  const auto& corpus = conformance_corpus();
+  for (std::size_t i = 0; i < corpus.size(); ++i) {
+    const ConformanceStep& step = corpus[i];
+    const TimeUs now_us = kEpochUnixUs + step.at_ms * kUsPerMs;
+    const Reply m = mock.run(step.command, now_us);
+    const Reply r = real.run(step.command, now_us);
+    const bool same = m == r;
+    if (!same) ++differences;
+    if (!same || verbose) {
+      std::cout << fmt::format("  {} #{} at +{} ms: {}\n", same ? "same" : "DIFFERENT", i + 1,
+                               step.at_ms, brief(step.command));
+      std::cout << fmt::format("      mock: {}\n", to_display(m));
+      if (!same) std::cout << fmt::format("      real: {}\n", to_display(r));
+    }
+  }
+  std::cout << fmt::format("replies: {} commands, {} differences\n", corpus.size(), differences);
+  return differences;
+}
+
+// Runs the strategy again on both backends recording every decision, and names the first request
+// decided differently ("" when the decision streams agree, e.g. only a report field differs).
+std::string first_different_request(const Scenario& mock_scenario, const Scenario& real_scenario,
+                                    const ResolvedStrategy& strategy) {
+  std::vector<DecisionRecord> mock, real;
+  run_strategy(mock_scenario, strategy, mock_scenario.seed, &mock);
+  run_strategy(real_scenario, strategy, real_scenario.seed, &real);
+  const auto describe = [](const DecisionRecord& d) {
+    return fmt::format("request {} decided at {:.6f} s: {}{}", d.request_id, to_seconds(d.time_us),
+                       d.allowed ? "allowed" : "denied", d.error ? " (Redis error)" : "");
+  };
+  const std::size_t common = std::min(mock.size(), real.size());
+  for (std::size_t i = 0; i < common; ++i) {
+    if (mock[i] == real[i]) continue;
+    return fmt::format("; decision #{} first differs: embedded {}, real {}", i + 1,
+                       describe(mock[i]), describe(real[i]));
+  }
+  if (mock.size() != real.size())
+    return fmt::format("; embedded made {} decisions, real {}", mock.size(), real.size());
+  return "";
+}
+
+// Part 2: every strategy of every scenario on both backends. Returns the number of differences.
+std::size_t compare_scenarios(const ConformanceOptions& options) {
+  std::size_t differences = 0;
+  for (const std::string& path : options.scenario_paths) {
+    Scenario scenario = load_scenario(path);
+    if (options.max_duration_us > 0 && scenario.duration_us > options.max_duration_us)
+      scenario.duration_us = options.max_duration_us;
+    scenario.redis.url.clear();
+    const auto strategies = resolve_strategies(scenario, path);
+    Scenario real_scenario = scenario;
+    real_scenario.redis.url = options.redis_url;
+    for (const ResolvedStrategy& strategy : strategies) {
+      const auto started = std::chrono::steady_clock::now();
+      const StrategyResult mock = run_strategy(scenario, strategy, scenario.seed);
+      StrategyResult real = run_strategy(real_scenario, strategy, scenario.seed);
+      const double wall_s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      const auto backend = real.backend;
+      real.backend = nullptr;  // the one field that must differ
+      std::string divergence = first_divergence(scenario, mock, real);
+      if (divergence.empty() && backend.value("failed", false))
+        divergence = "the real backend failed: " + backend.value("failure", std::string());
+      if (!divergence.empty()) {
+        ++differences;
+        divergence += first_different_request(scenario, real_scenario, strategy);
+      }
+      std::cout << fmt::format(
+          "  {} {} {}: {} decisions, digest {:016x} {}{}\n",
+          divergence.empty() ? "same" : "DIFFERENT", path, strategy.label, mock.totals.offered,
+          mock.decision_digest,
+          divergence.empty() ? "" : fmt::format("(real {:016x}) ", real.decision_digest),
+          divergence.empty() ? fmt::format("({:.1f} s)", wall_s)
+                             : fmt::format("- run 1 = embedded, run 2 = real: {}", divergence));
+    }
+  }
+  return differences;
+}
+
+}  // namespace
+
+int command_conformance(const ConformanceOptions& options) {
+  std::string error;
+  const auto url = parse_redis_url(options.redis_url, error);
+  if (!url) {
+    std::cerr << "rlsim: " << error << "\n";
+    return exit_code::kBadInput;
+  }
+  std::size_t differences = 0;
+  {
+    std::unique_ptr<RealStore> real;
+    try {
+      real = std::make_unique<RealStore>(RealStoreOptions{*url, false});
+    } catch (const RedisUnreachable& e) {
+      std::cerr << "rlsim: " << e.what() << "\n";
+      return exit_code::kRedisUnavailable;
+    }
+    std::cout << fmt::format("conformance against {}\n", url->display());
+    differences += compare_corpus(*real, options.verbose);
+    if (!real->backend_failure().empty()) {
+      std::cout << "the real backend failed: " << real->backend_failure() << "\n";
+      ++differences;
+    }
+  }
+  if (!options.scenario_paths.empty()) {
+    std::cout << fmt::format("scenarios: {} file(s){}\n", options.scenario_paths.size(),
+                             options.max_duration_us > 0
+                                 ? fmt::format(", each cut to {:.0f} s of virtual time",
+                                               to_seconds(options.max_duration_us))
+                                 : "");
+    const std::size_t before = differences;
+    differences += compare_scenarios(options);
+    std::cout << fmt::format("scenarios: {} differences\n", differences - before);
+  }
+  std::cout << (differences == 0
+                    ? "conformance: ok\n"
+                    : fmt::format("conformance: FAILED, {} differences\n", differences));
+  return differences == 0 ? exit_code::kOk : exit_code::kCheckFailed;
+}
+
+}  // namespace rlsim

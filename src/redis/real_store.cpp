@@ -1,0 +1,814 @@
+#include "redis/real_store.h"
+
+#include <fmt/format.h>
+#include <hiredis/hiredis.h>
+#include <hiredis/sds.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdlib>
+#include <random>
+
+#include "core/check.h"
+#include "core/sha1.h"
+
+namespace rlsim {
+
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::optional<std::int64_t> parse_int(std::string_view text) {
+  std::int64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// A TTL argument the store maps to the virtual clock: a positive integer written as Redis parses
+// it (no sign, no leading zero), of at most 16 digits (the caller checks the mapped time).
+// Anything else goes to the server unchanged and fails, or deletes the key, exactly as it would.
+std::optional<std::int64_t> ttl_amount(std::string_view text) {
+  if (text.empty() || text.size() > 16 || text[0] < '1' || text[0] > '9') return std::nullopt;
+  return parse_int(text);
+}
+
+// The mapped times must stay below 2^53 so that the script prelude's Lua numbers hold them exactly.
+constexpr std::int64_t kMaxMappedMs = 9'000'000'000'000'000;
+
+Reply from_hiredis(const redisReply* r) {
+  switch (r->type) {
+    case REDIS_REPLY_INTEGER:
+      return Reply::from_integer(r->integer);
+    case REDIS_REPLY_STATUS:
+      return Reply::status(std::string(r->str, r->len));
+    case REDIS_REPLY_ERROR:
+      return Reply::error(std::string(r->str, r->len));
+    case REDIS_REPLY_STRING:
+      return Reply::bulk(std::string(r->str, r->len));
+    case REDIS_REPLY_ARRAY: {
+      std::vector<Reply> elements;
+      elements.reserve(r->elements);
+      for (std::size_t i = 0; i < r->elements; ++i) elements.push_back(from_hiredis(r->element[i]));
+      return Reply::array(std::move(elements));
+    }
+    default:
+      return Reply::nil();
+  }
+}
+
+// Which arguments of a command are keys (the commands the embedded Redis implements).
+enum class Keys { kUnknown, kNone, kFirst, kAll, kScript, kScriptCommand, kTime };
+
+Keys keys_of(const std::string& name) {
+  static const std::unordered_map<std::string, Keys> table = [] {
+    std::unordered_map<std::string, Keys> t;
+    for (const std::string& command : MockStore::command_names()) t[command] = Keys::kFirst;
+    for (const char* all : {"del", "unlink", "exists", "mget"}) t[all] = Keys::kAll;
+    t["ping"] = Keys::kNone;
+    t["time"] = Keys::kTime;
+    t["eval"] = t["evalsha"] = Keys::kScript;
+    t["script"] = Keys::kScriptCommand;
+    return t;
+  }();
+  const auto it = table.find(name);
+  return it == table.end() ? Keys::kUnknown : it->second;
+}
+
+// The prelude every script runs on the server, on its first line so that line numbers in error
+// messages stay the script's own. It takes the two arguments the store appends to ARGV (the
+// virtual clock mapped to the server's expiry scale, and the offset of that mapping), so the
+// script sees its own ARGV, and deletes every KEYS entry whose virtual expiry has passed: lazy
+// expiry on the virtual clock.
+constexpr const char* kSweepPrelude =
+    "local __rlo=tonumber(table.remove(ARGV)) local __rlt=tonumber(table.remove(ARGV)) "
+    "for __rli=1,#KEYS do local __rle=redis.call('PEXPIRETIME',KEYS[__rli]) "
+    "if __rle>=0 and __rle<=__rlt then redis.call('DEL',KEYS[__rli]) end end ";
+
+// For scripts that set or read TTLs or read TIME: `redis` is shadowed so that those commands
+// use the virtual clock as the store does for plain commands. redis.call is a coroutine.wrap
+// function, a C function: an error it raises carries the caller's position (even from a tail
+// call, which drops a Lua caller's frame) and Redis's error handler names the caller's line, so
+// the store can restore the exact message Redis gives without the prelude (the marker finds it).
+constexpr const char* kClockPrelude =
+    "local __rlr=redis "
+    "local function __rln(v) local n=tonumber(v) if n==nil or n<=0 or n>=1e16 or n~=math.floor(n) "
+    "then return nil end if type(v)=='string' and not string.find(v,'^[1-9]%d*$') then return nil "
+    "end return n end "
+    "local function __rlx(...) local a={...} local n=select('#',...) local f=__rlr.pcall "
+    "local c=type(a[1])=='string' and string.upper(a[1]) or '' local now=__rlt-__rlo "
+    "if c=='TIME' and n==1 then return {string.format('%.0f',math.floor(now/1e6)),"
+    "string.format('%.0f',now%1e6)} end "
+    "if (c=='TTL' or c=='PTTL') and n==2 then local r=f('PEXPIRETIME',a[2]) "
+    "if type(r)~='number' or r<0 then return r end local u=(c=='TTL') and 1e6 or 1e3 "
+    "return math.floor((r-__rlt+u/2)/u) end "
+    "local at,pn,pv,nn=nil,0,0,nil "
+    "if n>=3 and (c=='EXPIRE' or c=='PEXPIRE' or c=='EXPIREAT' or c=='PEXPIREAT') then "
+    "local v=__rln(a[3]) if v then at=v*((c=='EXPIRE' or c=='EXPIREAT') and 1e6 or 1e3) "
+    "if c=='EXPIRE' or c=='PEXPIRE' then at=at+now end pn,pv,nn=1,3,'PEXPIREAT' end "
+    "elseif c=='SET' then local k,i=0,0 for j=4,n do local o=type(a[j])=='string' and "
+    "string.upper(a[j]) or '' if o=='EX' or o=='PX' or o=='EXAT' or o=='PXAT' then k=k+1 i=j end "
+    "end if k==1 and i<n then local o=string.upper(a[i]) local v=__rln(a[i+1]) if v then "
+    "at=v*((o=='EX' or o=='EXAT') and 1e6 or 1e3) if o=='EX' or o=='PX' then at=at+now end "
+    "pn,pv,nn=i,i+1,'PXAT' end end end "
+    "if at and at>now and at+__rlo<9e15 then a[pn]=nn a[pv]=string.format('%.0f',at+__rlo) end "
+    "return f(unpack(a,1,n)) end "
+    "local function __rlp(...) return {n=select('#',...),...} end "
+    "local __rlc,__rld "
+    "local function __rlm() __rld=false __rlc=coroutine.wrap(function(...) local a=__rlp(...) "
+    "while true do local r=__rlx(unpack(a,1,a.n)) if type(r)=='table' and r.err then __rld=true "
+    "error('\\001rlsim\\001'..r.err,0) end a=__rlp(coroutine.yield(r)) end end) end "
+    "__rlm() "
+    "local redis=setmetatable({pcall=__rlx},{__index=function(_,k) if k=='call' then "
+    "if __rld then __rlm() end return __rlc end return __rlr[k] end}) ";
+
+constexpr std::string_view kMarker = "\001rlsim\001";
+
+// Whether a script may set or read a TTL or read TIME (command names are matched in its text; a
+// script that builds them at run time is not seen).
+bool needs_clock(const std::string& text) {
+  const std::string l = lower(text);
+  for (const char* word : {"expire", "ttl", "time", "'set'", "\"set\""})
+    if (l.find(word) != std::string::npos) return true;
+  return false;
+}
+
+std::string wrap_script(const std::string& text) {
+  std::string prelude = kSweepPrelude;
+  if (needs_clock(text)) prelude += kClockPrelude;
+  // A shebang line must stay first: the prelude goes on the next line.
+  if (text.starts_with("#!")) {
+    const std::size_t eol = text.find('\n');
+    if (eol == std::string::npos) return text;
+    return text.substr(0, eol + 1) + prelude + text.substr(eol + 1);
+  }
+  return prelude + text;
+}
+
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+  if (from.empty()) return;
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+    text.replace(at, from.size(), to);
+    at += to.size();
+  }
+}
+
+std::string lost_text(const std::string& reason) {
+  return "CONNREFUSED rlsim: the real Redis connection failed: " + reason;
+}
+
+std::string random_hex() {
+  std::random_device device;
+  std::uint64_t value = (static_cast<std::uint64_t>(device()) << 32) ^ device();
+  return fmt::format("{:016x}", value);
+}
+
+}  // namespace
+
+// ---- URL ---------------------------------------------------------------------------------------
+
+std::string RedisUrl::display() const {
+  return fmt::format("redis://{}:{}{}", host, port, db != 0 ? fmt::format("/{}", db) : "");
+}
+
+namespace {
+std::optional<std::string> percent_decode(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += text[i];
+      continue;
+    }
+    if (i + 2 >= text.size()) return std::nullopt;
+    unsigned value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data() + i + 1, text.data() + i + 3, value, 16);
+    if (ec != std::errc() || ptr != text.data() + i + 3) return std::nullopt;
+    out += static_cast<char>(value);
+    i += 2;
+  }
+  return out;
+}
+}  // namespace
+
+std::optional<RedisUrl> parse_redis_url(const std::string& text, std::string& error) {
+  constexpr std::string_view kScheme = "redis://";
+  const auto bad = [&](const std::string& why) {
+    error =
+        fmt::format("bad Redis URL ({}): expected redis://[user[:password]@]host:port[/db]", why);
+    return std::nullopt;
+  };
+  if (!text.starts_with(kScheme)) return bad("it must start with redis://");
+  std::string_view rest = std::string_view(text).substr(kScheme.size());
+  RedisUrl url;
+  if (const std::size_t at = rest.rfind('@'); at != std::string_view::npos) {
+    const std::string_view auth = rest.substr(0, at);
+    rest = rest.substr(at + 1);
+    const std::size_t colon = auth.find(':');
+    const auto user = percent_decode(auth.substr(0, colon));
+    if (!user) return bad("bad %-escape in the user");
+    url.user = *user;
+    if (colon != std::string_view::npos) {
+      const auto password = percent_decode(auth.substr(colon + 1));
+      if (!password) return bad("bad %-escape in the password");
+      url.password = *password;
+    }
+  }
+  if (const std::size_t slash = rest.find('/'); slash != std::string_view::npos) {
+    const auto db = parse_int(rest.substr(slash + 1));
+    if (!db || *db < 0 || *db > 1'000'000) return bad("the database must be a number");
+    url.db = static_cast<int>(*db);
+    rest = rest.substr(0, slash);
+  }
+  const std::size_t colon = rest.rfind(':');
+  if (colon == std::string_view::npos) return bad("no port");
+  url.host = std::string(rest.substr(0, colon));
+  if (url.host.empty()) return bad("no host");
+  const auto port = parse_int(rest.substr(colon + 1));
+  if (!port || *port < 1 || *port > 65535) return bad("the port must be 1-65535");
+  url.port = static_cast<int>(*port);
+  if (url.password.empty()) {
+    if (const char* env = std::getenv("REDISCLI_AUTH"); env != nullptr) url.password = env;
+  }
+  return url;
+}
+
+// ---- connection --------------------------------------------------------------------------------
+
+RealStore::RealStore(const RealStoreOptions& options)
+    : options_(options), prefix_("rlsim:" + random_hex() + ":") {
+  // A day ahead of the wall clock: a key's real expiry is its virtual expiry counted from the
+  // run's start in microseconds-as-milliseconds, plus a day, so it never comes during the run.
+  const auto wall_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+  offset_ms_ = wall_ms + 86'400'000LL - kEpochUnixUs;
+  sweep_sha_ = sha1_hex(std::string(kSweepPrelude) + "return 0");
+  connect_or_throw();
+}
+
+RealStore::~RealStore() {
+  if (!broken_) {
+    try {
+      read_until(first_ticket_ + batches_.size());
+      if (!options_.keep_keys && !broken_) delete_own_keys();
+    } catch (...) {  // a destructor must not throw; the keys expire a day later anyway
+    }
+  }
+  disconnect();
+}
+
+void RealStore::connect_or_throw() {
+  std::string error;
+  if (!connect(error))
+    throw RedisUnreachable(
+        fmt::format("cannot use Redis at {}: {}", options_.url.display(), error));
+  // The virtual clock needs PEXPIRETIME (Redis 7.0).
+  append({"PEXPIRETIME", prefix_ + "probe"});
+  redisReply* reply = nullptr;
+  if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr)
+    throw RedisUnreachable(
+        fmt::format("cannot use Redis at {}: {}", options_.url.display(), context_->errstr));
+  const bool ok = reply->type == REDIS_REPLY_INTEGER;
+  freeReplyObject(reply);
+  if (!ok)
+    throw RedisUnreachable(
+        fmt::format("cannot use Redis at {}: it lacks PEXPIRETIME (rlsim needs Redis 7.0 or later)",
+                    options_.url.display()));
+}
+
+bool RealStore::connect(std::string& error) {
+  disconnect();
+  const timeval connect_timeout{2, 0};
+  context_ = redisConnectWithTimeout(options_.url.host.c_str(), options_.url.port, connect_timeout);
+  if (context_ == nullptr || context_->err != 0) {
+    error = context_ != nullptr ? context_->errstr : "out of memory";
+    disconnect();
+    return false;
+  }
+  // A server that stops answering must not hang the run for ever.
+  const timeval io_timeout{30, 0};
+  redisSetTimeout(context_, io_timeout);
+  std::vector<Command> setup;
+  if (!options_.url.password.empty()) {
+    if (options_.url.user.empty()) {
+      setup.push_back({"AUTH", options_.url.password});
+    } else {
+      setup.push_back({"AUTH", options_.url.user, options_.url.password});
+    }
+  }
+  if (options_.url.db != 0) setup.push_back({"SELECT", std::to_string(options_.url.db)});
+  for (const Command& command : setup) {
+    append(command);
+    redisReply* reply = nullptr;
+    if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
+      error = context_->errstr;
+      disconnect();
+      return false;
+    }
+    const bool failed = reply->type == REDIS_REPLY_ERROR;
+    if (failed) error = std::string(reply->str, reply->len);  // never holds the password
+    freeReplyObject(reply);
+    if (failed) {
+      disconnect();
+      return false;
+    }
+  }
+  // Scripts must be loaded again through a new connection (the server may have restarted).
+  for (auto& [sha, script] : scripts_) script->on_server = false;
+  sweep_on_server_ = false;
+  return true;
+}
+
+void RealStore::disconnect() {
+  if (context_ != nullptr) redisFree(context_);
+  context_ = nullptr;
+}
+
+void RealStore::fail(const std::string& reason) {
+  if (failure_.empty()) failure_ = reason;
+  broken_ = true;
+  disconnect();
+  retry_after_calls_ = backoff_calls_;
+  backoff_calls_ = std::min(backoff_calls_ * 2, 1024);
+  // Every call not yet read went out on the failed connection: its replies will never come.
+  for (std::size_t i = unread_; i < batches_.size(); ++i) batches_[i].lost = true;
+}
+
+void RealStore::append(const Command& command) {
+  std::vector<const char*> argv;
+  std::vector<std::size_t> lengths;
+  argv.reserve(command.size());
+  lengths.reserve(command.size());
+  for (const std::string& arg : command) {
+    argv.push_back(arg.data());
+    lengths.push_back(arg.size());
+  }
+  redisAppendCommandArgv(context_, static_cast<int>(argv.size()), argv.data(), lengths.data());
+}
+
+// ---- submitting --------------------------------------------------------------------------------
+
+RealStore::Script& RealStore::register_script(const std::string& text) {
+  const std::string sha = sha1_hex(text);
+  auto& slot = scripts_[sha];
+  if (!slot) {
+    slot = std::make_unique<Script>();
+    slot->sha = sha;
+    slot->wrapped = wrap_script(text);
+    slot->wrapped_sha = sha1_hex(slot->wrapped);
+  }
+  return *slot;
+}
+
+Reply RealStore::local_reply(const Command& command, TimeUs now_us) {
+  return scratch_.run(command, now_us);
+}
+
+void RealStore::add_script_call(const Command& command, bool by_sha, std::size_t numkeys,
+                                TimeUs now_us, Op& op, Command& sent) {
+  Script* script = nullptr;
+  if (by_sha) {
+    const auto it = scripts_.find(lower(command[1]));
+    if (it == scripts_.end() || known_.count(it->second->sha) == 0) {
+      // Not in this run's script cache (the server's cache is shared with other runs).
+      op.reply = Reply::error("NOSCRIPT No matching script. Please use EVAL.");
+      return;
+    }
+    script = it->second.get();
+  } else {
+    script = &register_script(command[1]);
+    known_.insert(script->sha);
+  }
+  Command args;
+  args.reserve(command.size() + 2);
+  args.push_back(command[2]);
+  for (std::size_t i = 3; i < command.size(); ++i)
+    args.push_back(i < 3 + numkeys ? with_prefix(command[i]) : command[i]);
+  args.push_back(std::to_string(threshold(now_us)));
+  args.push_back(std::to_string(offset_ms_));
+  op.retry = {"EVAL", script->wrapped};
+  op.retry.insert(op.retry.end(), args.begin(), args.end());
+  if (script->on_server) {
+    sent = {"EVALSHA", script->wrapped_sha};
+    sent.insert(sent.end(), args.begin(), args.end());
+  } else {
+    sent = op.retry;  // EVAL loads it into the server's cache
+    script->on_server = true;
+  }
+  op.real = true;
+  op.fix = Fix::kScript;
+  op.script = script;
+}
+
+void RealStore::translate(const Command& command, TimeUs now_us, Batch& batch,
+                          std::vector<std::string>& sweep_keys, std::vector<Command>& sent) {
+  Op& op = batch.ops.emplace_back();
+  if (command.empty()) {
+    op.reply = Reply::error("ERR empty command");
+    return;
+  }
+  const std::string name = lower(command[0]);
+  const std::size_t argc = command.size();
+  Command out;
+  switch (keys_of(name)) {
+    case Keys::kUnknown:
+      // Never sent: a command the embedded Redis lacks could touch keys outside the run.
+      op.reply = local_reply(command, now_us);
+      return;
+    case Keys::kTime:
+      if (argc != 1) break;
+      op.reply = Reply::array({Reply::bulk(std::to_string(now_us / kUsPerS)),
+                               Reply::bulk(std::to_string(now_us % kUsPerS))});
+      return;
+    case Keys::kNone:
+      out = command;
+      break;
+    case Keys::kScriptCommand: {
+      const std::string sub = argc >= 2 ? lower(command[1]) : "";
+      if (sub == "load" && argc == 3) {
+        Script& script = register_script(command[2]);
+        known_.insert(script.sha);
+        script.on_server = true;
+        op.real = true;
+        op.fix = Fix::kScriptLoad;
+        op.script = &script;
+        sent.push_back({"SCRIPT", "LOAD", script.wrapped});
+        return;
+      }
+      if (sub == "exists" && argc >= 3) {
+        std::vector<Reply> found;
+        for (std::size_t i = 2; i < argc; ++i) {
+          const auto it = scripts_.find(lower(command[i]));
+          found.push_back(Reply::from_integer(
+              it != scripts_.end() && known_.count(it->second->sha) != 0 ? 1 : 0));
+        }
+        op.reply = Reply::array(std::move(found));
+        return;
+      }
+      // FLUSH empties this run's cache only (the server's is shared); errors as the mock gives.
+      op.reply = local_reply(command, now_us);
+      if (sub == "flush" && !op.reply.is_error()) known_.clear();
+      return;
+    }
+    case Keys::kScript: {
+      const auto numkeys = argc >= 3 ? parse_int(command[2]) : std::nullopt;
+      if (!numkeys || *numkeys < 0 || static_cast<std::size_t>(*numkeys) > argc - 3) {
+        out = command;  // the server refuses it before running anything
+        break;
+      }
+      Command script_call;
+      add_script_call(command, name == "evalsha", static_cast<std::size_t>(*numkeys), now_us, op,
+                      script_call);
+      if (op.real) sent.push_back(std::move(script_call));
+      return;
+    }
+    case Keys::kFirst:
+    case Keys::kAll: {
+      out = command;
+      const std::size_t last = keys_of(name) == Keys::kAll ? argc : std::min<std::size_t>(argc, 2);
+      for (std::size_t i = 1; i < last; ++i) {
+        out[i] = with_prefix(command[i]);
+        sweep_keys.push_back(out[i]);
+      }
+      // TTLs on the virtual clock (see the header).
+      if ((name == "ttl" || name == "pttl") && argc == 2) {
+        out[0] = "PEXPIRETIME";
+        op.fix = name == "ttl" ? Fix::kTtl : Fix::kPttl;
+      } else if ((name == "expire" || name == "pexpire" || name == "expireat" ||
+                  name == "pexpireat") &&
+                 argc >= 3) {
+        if (const auto amount = ttl_amount(command[2])) {
+          const bool seconds = name == "expire" || name == "expireat";
+          const bool relative = name == "expire" || name == "pexpire";
+          const std::int64_t unit_us = seconds ? kUsPerS : kUsPerMs;
+          const std::int64_t at_us =
+              *amount < kMaxMappedMs / unit_us ? *amount * unit_us + (relative ? now_us : 0) : 0;
+          if (at_us > now_us && at_us + offset_ms_ < kMaxMappedMs) {
+            out[0] = "PEXPIREAT";
+            out[2] = std::to_string(at_us + offset_ms_);
+          }
+        }
+      } else if (name == "set") {
+        std::size_t option = 0, count = 0;
+        for (std::size_t i = 3; i < argc; ++i) {
+          const std::string o = lower(command[i]);
+          if (o == "ex" || o == "px" || o == "exat" || o == "pxat") {
+            option = i;
+            ++count;
+          }
+        }
+        if (count == 1 && option + 1 < argc) {
+          const std::string o = lower(command[option]);
+          if (const auto amount = ttl_amount(command[option + 1])) {
+            const std::int64_t unit_us = o == "ex" || o == "exat" ? kUsPerS : kUsPerMs;
+            const std::int64_t at_us =
+                *amount < kMaxMappedMs / unit_us
+                    ? *amount * unit_us + (o == "ex" || o == "px" ? now_us : 0)
+                    : 0;
+            if (at_us > now_us && at_us + offset_ms_ < kMaxMappedMs) {
+              out[option] = "PXAT";
+              out[option + 1] = std::to_string(at_us + offset_ms_);
+            }
+          }
+        }
+      }
+      break;
+    }
+  }
+  op.real = true;
+  sent.push_back(std::move(out));
+}
+
+std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server_now_us) {
+  RLSIM_CHECK(server_now_us >= last_now_us_);
+  last_now_us_ = server_now_us;
+  const std::uint64_t ticket = first_ticket_ + batches_.size();
+  Batch& batch = batches_.emplace_back();
+  batch.now_us = server_now_us;
+  if (broken_ && --retry_after_calls_ <= 0) {
+    // Reconnect with backoff counted in calls (1, 2, 4, ... up to 1024), not in wall time.
+    std::string error;
+    if (connect(error)) {
+      broken_ = false;
+      backoff_calls_ = 1;
+      ++reconnects_;
+    } else {
+      retry_after_calls_ = backoff_calls_;
+      backoff_calls_ = std::min(backoff_calls_ * 2, 1024);
+    }
+  }
+  if (broken_) {
+    for (std::size_t i = 0; i < commands.size(); ++i)
+      batch.ops.emplace_back().reply = Reply::error(lost_text(failure_));
+    ++backend_errors_;
+    return ticket;
+  }
+  std::vector<std::string> sweep_keys;
+  std::vector<Command> sent;
+  sent.reserve(commands.size() + 1);
+  batch.ops.reserve(commands.size() + 1);
+  for (const Command& command : commands)
+    translate(command, server_now_us, batch, sweep_keys, sent);
+  if (!sweep_keys.empty()) {
+    // Lazy expiry on the virtual clock for the keys of plain commands, before them.
+    Command sweep;
+    sweep.reserve(sweep_keys.size() + 5);
+    if (sweep_on_server_) {
+      sweep = {"EVALSHA", sweep_sha_};
+    } else {
+      sweep = {"EVAL", std::string(kSweepPrelude) + "return 0"};
+      sweep_on_server_ = true;
+    }
+    sweep.push_back(std::to_string(sweep_keys.size()));
+    for (std::string& key : sweep_keys) sweep.push_back(std::move(key));
+    sweep.push_back(std::to_string(threshold(server_now_us)));
+    sweep.push_back(std::to_string(offset_ms_));
+    append(sweep);
+    Op hidden;
+    hidden.real = true;
+    hidden.fix = Fix::kHidden;
+    batch.ops.insert(batch.ops.begin(), std::move(hidden));
+  }
+  for (const Command& command : sent) append(command);
+  // Keep the output buffer small: hand what we have to the kernel (replies are read later).
+  if (sdslen(context_->obuf) > 64 * 1024) {
+    int done = 0;
+    while (!done)
+      if (redisBufferWrite(context_, &done) != REDIS_OK) {
+        fail(context_->errstr);
+        break;
+      }
+  }
+  if (broken_) {
+    // Everything not yet read went out on the connection that failed.
+    read_until(ticket);
+  }
+  return ticket;
+}
+
+// ---- reading -----------------------------------------------------------------------------------
+
+void RealStore::finish_reply(Batch& batch, Op& op) {
+  Reply& reply = op.reply;
+  switch (op.fix) {
+    case Fix::kNone:
+      return;
+    case Fix::kHidden:
+      if (reply.is_error() && reply.text.starts_with("NOSCRIPT")) sweep_on_server_ = false;
+      return;
+    case Fix::kTtl:
+    case Fix::kPttl:
+      if (reply.type == Reply::Type::kInteger && reply.integer >= 0) {
+        const std::int64_t left_us = reply.integer - threshold(batch.now_us);
+        const std::int64_t unit_us = op.fix == Fix::kTtl ? kUsPerS : kUsPerMs;
+        reply.integer = (left_us + unit_us / 2) / unit_us;
+      }
+      return;
+    case Fix::kScriptLoad:
+      if (reply.type == Reply::Type::kBulk) {
+        reply.text = op.script->sha;
+      } else if (reply.is_error()) {
+        known_.erase(op.script->sha);
+        op.script->on_server = false;
+      }
+      return;
+    case Fix::kScript:
+      break;
+  }
+  if (!reply.is_error()) return;
+  Script& script = *op.script;
+  std::string& text = reply.text;
+  if (text.starts_with("NOSCRIPT")) {
+    script.on_server = false;  // the server's cache was flushed under the run: send it again
+    return;
+  }
+  if (text.starts_with("ERR Error compiling script")) {
+    known_.erase(script.sha);
+    script.on_server = false;
+  }
+  replace_all(text, script.wrapped_sha, script.sha);
+  // An error raised by redis.call in a shadowed script: "ERR [user_script:N: ]<marker><error>
+  // script: <sha>, on @user_script:M." back to "<error> script: <sha>, on @user_script:N.".
+  const std::size_t marker = text.find(kMarker);
+  if (marker == std::string::npos) return;
+  std::string line;
+  const std::string_view head = std::string_view(text).substr(0, marker);
+  if (const std::size_t at = head.find("user_script:"); at != std::string_view::npos) {
+    const std::string_view rest = head.substr(at + 12);
+    line = std::string(rest.substr(0, rest.find(':')));
+  }
+  std::string body = text.substr(marker + kMarker.size());
+  if (!line.empty()) {
+    const std::size_t on = body.rfind(", on @user_script:");
+    if (on != std::string::npos) body = body.substr(0, on) + ", on @user_script:" + line + ".";
+  }
+  text = std::move(body);
+}
+
+void RealStore::read_batch(Batch& batch) {
+  bool retry = false;
+  for (Op& op : batch.ops) {
+    if (!op.real) continue;
+    redisReply* reply = nullptr;
+    if (broken_ || batch.lost ||
+        redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
+      if (!broken_ && !batch.lost)
+        fail(context_ != nullptr ? context_->errstr : "connection closed");
+      op.reply = Reply::error(lost_text(failure_));
+      batch.failed = true;
+      continue;
+    }
+    op.reply = from_hiredis(reply);
+    freeReplyObject(reply);
+    finish_reply(batch, op);
+    if (op.fix == Fix::kScript && op.reply.is_error() && op.reply.text.starts_with("NOSCRIPT"))
+      retry = true;
+  }
+  if (batch.failed) ++backend_errors_;
+  batch.read = true;
+  if (!retry || broken_) return;
+  // The server lost the script (SCRIPT FLUSH by someone else, a restart): run it again with its
+  // text, after every reply already on the wire (so this one call runs late, not out of order
+  // with respect to the replies the simulation has seen).
+  for (Op& op : batch.ops) {
+    if (op.fix != Fix::kScript || !op.reply.is_error() || !op.reply.text.starts_with("NOSCRIPT"))
+      continue;
+    retry_script(op, batch.now_us);
+  }
+}
+
+void RealStore::retry_script(Op& op, TimeUs /*now_us*/) {
+  // Drain every reply already requested, then send the script with its text and wait.
+  for (std::size_t i = unread_ + 1; i < batches_.size(); ++i) {
+    if (!batches_[i].read) read_batch(batches_[i]);
+  }
+  if (broken_) {
+    op.reply = Reply::error(lost_text(failure_));
+    return;
+  }
+  append(op.retry);
+  redisReply* reply = nullptr;
+  if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
+    fail(context_->errstr);
+    op.reply = Reply::error(lost_text(failure_));
+    return;
+  }
+  op.reply = from_hiredis(reply);
+  freeReplyObject(reply);
+  op.script->on_server = true;
+  Batch dummy;
+  finish_reply(dummy, op);
+}
+
+void RealStore::read_until(std::uint64_t ticket) {
+  // Replies come back in the order the calls were sent.
+  while (unread_ < batches_.size() && first_ticket_ + unread_ <= ticket) {
+    Batch& batch = batches_[unread_];
+    if (!batch.read) read_batch(batch);
+    ++unread_;
+  }
+}
+
+void RealStore::pop_done() {
+  while (unread_ > 0 && !batches_.empty() && batches_.front().abandoned) {
+    batches_.pop_front();
+    ++first_ticket_;
+    --unread_;
+  }
+}
+
+void RealStore::collect(std::uint64_t ticket, std::vector<Reply>& replies) {
+  RLSIM_CHECK(ticket >= first_ticket_ && ticket < first_ticket_ + batches_.size());
+  read_until(ticket);
+  Batch& batch = batches_[ticket - first_ticket_];
+  for (Op& op : batch.ops)
+    if (op.fix != Fix::kHidden) replies.push_back(std::move(op.reply));
+  batch.abandoned = true;  // done: nobody needs it any more
+  pop_done();
+}
+
+void RealStore::abandon(std::uint64_t ticket) {
+  RLSIM_CHECK(ticket >= first_ticket_ && ticket < first_ticket_ + batches_.size());
+  batches_[ticket - first_ticket_].abandoned = true;
+  pop_done();
+}
+
+void RealStore::execute(std::span<const Command> commands, TimeUs server_now_us,
+                        std::vector<Reply>& replies) {
+  collect(submit(commands, server_now_us), replies);
+}
+
+Reply RealStore::run(const Command& command, TimeUs server_now_us) {
+  std::vector<Reply> replies;
+  execute(std::span<const Command>(&command, 1), server_now_us, replies);
+  return std::move(replies.front());
+}
+
+// ---- the run's keys ----------------------------------------------------------------------------
+
+namespace {
+// Every key of the run, by SCAN (never KEYS, which blocks the server).
+std::vector<std::string> scan_keys(redisContext* context, const std::string& prefix) {
+  std::vector<std::string> keys;
+  std::string cursor = "0";
+  const std::string pattern = prefix + "*";
+  do {
+    const char* argv[] = {"SCAN", cursor.c_str(), "MATCH", pattern.c_str(), "COUNT", "1000"};
+    auto* reply = static_cast<redisReply*>(redisCommandArgv(context, 6, argv, nullptr));
+    if (reply == nullptr) break;
+    if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2) {
+      freeReplyObject(reply);
+      break;
+    }
+    cursor.assign(reply->element[0]->str, reply->element[0]->len);
+    const redisReply* found = reply->element[1];
+    for (std::size_t i = 0; i < found->elements; ++i)
+      keys.emplace_back(found->element[i]->str, found->element[i]->len);
+    freeReplyObject(reply);
+  } while (cursor != "0");
+  return keys;
+}
+}  // namespace
+
+std::size_t RealStore::delete_own_keys() {
+  auto& self = const_cast<RealStore&>(*this);
+  self.read_until(first_ticket_ + batches_.size());
+  if (broken_ || context_ == nullptr) return 0;
+  const std::vector<std::string> keys = scan_keys(context_, prefix_);
+  for (std::size_t begin = 0; begin < keys.size(); begin += 500) {
+    Command unlink = {"UNLINK"};
+    for (std::size_t i = begin; i < std::min(keys.size(), begin + 500); ++i)
+      unlink.push_back(keys[i]);
+    append(unlink);
+    redisReply* reply = nullptr;
+    if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK) break;
+    freeReplyObject(reply);
+  }
+  return keys.size();
+}
+
+std::size_t RealStore::key_count() const {
+  auto& self = const_cast<RealStore&>(*this);
+  self.read_until(first_ticket_ + batches_.size());
+  if (broken_ || context_ == nullptr) return 0;
+  const std::vector<std::string> keys = scan_keys(context_, prefix_);
+  for (const std::string& key : keys) self.append({"PEXPIRETIME", key});
+  std::size_t live = 0;
+  const std::int64_t now = threshold(last_now_us_);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    redisReply* reply = nullptr;
+    if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK) return live;
+    // -1: no TTL; otherwise alive while its virtual expiry is still ahead (as the mock counts).
+    if (reply->type == REDIS_REPLY_INTEGER && (reply->integer == -1 || reply->integer > now))
+      ++live;
+    freeReplyObject(reply);
+  }
+  return live;
+}
+
+}  // namespace rlsim

@@ -1,0 +1,158 @@
+#pragma once
+// The data store seam over a real Redis (>= 7.0) through hiredis: the same simulation with every
+// command and script executed by a real server (docs/real-redis.md).
+//
+// Virtual time stays the only time. Commands are appended to one connection in the order they
+// reach the simulated server and their replies are read when the simulation needs them
+// (pipelined). The run's keys carry a per-run prefix (the store prefixes command key arguments and
+// script KEYS) and are deleted at the end. Real Redis expires keys on its wall clock, which has
+// nothing to do with the run's clock, so the store maps every TTL to the virtual clock: expiry
+// times are written as PEXPIREAT (virtual microseconds + an offset a day ahead of the wall clock),
+// so real Redis never expires a key during the run, and a key whose virtual expiry has passed is
+// deleted just before a call touches it (Redis's own lazy expiry, on the virtual clock). TTL and
+// PTTL read the virtual TTL back, TIME answers the virtual clock.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "redis/mock_store.h"
+#include "redis/store.h"
+
+struct redisContext;
+
+namespace rlsim {
+
+// redis://[user[:password]@]host:port[/db]
+struct RedisUrl {
+  std::string host;
+  int port = 6379;
+  int db = 0;
+  std::string user;
+  std::string password;  // never printed: display() leaves it out
+  // "redis://host:port/db", without user or password, for messages and reports.
+  std::string display() const;
+};
+
+// Parses `text`; nullopt with `error` set when it is not a redis:// URL of that form. A password
+// given by neither the URL nor here is taken from REDISCLI_AUTH (as redis-cli does).
+std::optional<RedisUrl> parse_redis_url(const std::string& text, std::string& error);
+
+// The server cannot be reached at the start (connection refused, authentication failed, too old):
+// the run stops with exit code 5.
+class RedisUnreachable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct RealStoreOptions {
+  RedisUrl url;
+  bool keep_keys = false;  // leave the run's keys behind (they still expire, a day later)
+};
+
+class RealStore final : public DataStore {
+ public:
+  // Connects; throws RedisUnreachable.
+  explicit RealStore(const RealStoreOptions& options);
+  // Deletes the run's keys (unless keep_keys) and disconnects.
+  ~RealStore() override;
+  RealStore(const RealStore&) = delete;
+  RealStore& operator=(const RealStore&) = delete;
+
+  void execute(std::span<const Command> commands, TimeUs server_now_us,
+               std::vector<Reply>& replies) override;
+  // Live keys of this run (by the virtual clock); reads them from the server.
+  std::size_t key_count() const override;
+
+  bool deferred() const override { return true; }
+  std::uint64_t submit(std::span<const Command> commands, TimeUs server_now_us) override;
+  void collect(std::uint64_t ticket, std::vector<Reply>& replies) override;
+  void abandon(std::uint64_t ticket) override;
+
+  // Runs one command at `server_now_us`. Convenience for tests and the conformance check.
+  Reply run(const Command& command, TimeUs server_now_us);
+
+  // The run's key prefix ("rlsim:<16 hex>:"): every key the run writes starts with it.
+  const std::string& key_prefix() const { return prefix_; }
+  std::string url_display() const { return options_.url.display(); }
+  // Deletes the run's keys now (SCAN + UNLINK); returns how many.
+  std::size_t delete_own_keys();
+
+  // Backend health, for the report: calls that failed because the connection was lost (their
+  // replies are errors, so the strategy's failure policy decides), and the first failure.
+  std::uint64_t backend_errors() const { return backend_errors_; }
+  std::uint64_t reconnects() const { return reconnects_; }
+  const std::string& backend_failure() const { return failure_; }
+
+ private:
+  struct Script {
+    std::string sha;          // of the text the strategy sent (what the mock knows it by)
+    std::string wrapped;      // the text sent to the server (the virtual-clock prelude + text)
+    std::string wrapped_sha;  // the server's name for it
+    bool on_server = false;   // loaded through this connection
+  };
+  enum class Fix : std::uint8_t { kNone, kHidden, kTtl, kPttl, kScript, kScriptLoad };
+  struct Op {
+    Reply reply;        // the local reply, or the real one once read
+    bool real = false;  // one real reply to read
+    Fix fix = Fix::kNone;
+    Script* script = nullptr;
+    Command retry;  // EVAL with the full text, sent again if the server lost the script
+  };
+  struct Batch {
+    std::vector<Op> ops;
+    TimeUs now_us = 0;
+    bool read = false;       // every real reply read into ops
+    bool abandoned = false;  // nobody collects it
+    bool failed = false;     // the connection failed during it (counted once)
+    bool lost = false;       // sent on a connection that failed before its replies came
+  };
+
+  void connect_or_throw();
+  bool connect(std::string& error);
+  void disconnect();
+  void fail(const std::string& reason);
+  void translate(const Command& command, TimeUs now_us, Batch& batch,
+                 std::vector<std::string>& sweep_keys, std::vector<Command>& sent);
+  void add_script_call(const Command& command, bool by_sha, std::size_t numkeys, TimeUs now_us,
+                       Op& op, Command& sent);
+  Script& register_script(const std::string& text);
+  void append(const Command& command);
+  void read_batch(Batch& batch);
+  void read_until(std::uint64_t ticket);
+  void finish_reply(Batch& batch, Op& op);
+  void retry_script(Op& op, TimeUs now_us);
+  void pop_done();
+  Reply local_reply(const Command& command, TimeUs now_us);
+  std::string with_prefix(const std::string& key) const { return prefix_ + key; }
+  std::int64_t threshold(TimeUs now_us) const { return now_us + offset_ms_; }
+
+  RealStoreOptions options_;
+  redisContext* context_ = nullptr;
+  std::string prefix_;
+  // real expiry time (Unix ms on the server) = virtual expiry time (Unix us) + offset_ms_.
+  std::int64_t offset_ms_ = 0;
+  std::unordered_map<std::string, std::unique_ptr<Script>> scripts_;  // by lower-case sha
+  std::unordered_set<std::string> known_;  // shas this run loaded (its own script cache)
+  std::string sweep_sha_;
+  bool sweep_on_server_ = false;
+  std::deque<Batch> batches_;  // submitted, not yet collected or abandoned
+  std::uint64_t first_ticket_ = 0;
+  std::size_t unread_ = 0;  // index in batches_ of the first batch not read
+  TimeUs last_now_us_ = 0;
+  MockStore scratch_;  // the reply of a command that is refused locally (unknown, bad arity)
+  // Connection state.
+  bool broken_ = false;
+  int retry_after_calls_ = 0;
+  int backoff_calls_ = 1;
+  std::uint64_t backend_errors_ = 0;
+  std::uint64_t reconnects_ = 0;
+  std::string failure_;
+};
+
+}  // namespace rlsim

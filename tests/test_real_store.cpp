@@ -1,0 +1,360 @@
+// The real Redis backend (RealStore) against the redis-server the test command starts
+// (tests/run-all.sh sets RLSIM_REDIS_PORT): pipelining, the virtual clock, isolation of the run's
+// keys, credentials, connection failures, and the same decisions as the embedded Redis.
+#include <hiredis/hiredis.h>
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "app/backend.h"
+#include "app/commands.h"
+#include "app/conformance.h"
+#include "app/exit_codes.h"
+#include "app/run.h"
+#include "redis/mock_store.h"
+#include "redis/real_store.h"
+
+using namespace rlsim;
+
+namespace {
+
+// The server's port, or 0 (with a warning) when the suite runs without one.
+int real_port() {
+  const char* port = std::getenv("RLSIM_REDIS_PORT");
+  if (port == nullptr) {
+    WARN("RLSIM_REDIS_PORT is not set: skipped (tests/run-all.sh starts redis-server)");
+    return 0;
+  }
+  return std::atoi(port);
+}
+
+std::string url_of(int port) { return "redis://127.0.0.1:" + std::to_string(port); }
+
+RealStoreOptions options_of(int port) {
+  std::string error;
+  const auto url = parse_redis_url(url_of(port), error);
+  REQUIRE(url);
+  return RealStoreOptions{*url, false};
+}
+
+// A plain hiredis connection: the test's own view of the server, outside any run.
+struct Direct {
+  redisContext* context;
+  explicit Direct(int port) : context(redisConnect("127.0.0.1", port)) {
+    REQUIRE(context != nullptr);
+    REQUIRE(context->err == 0);
+  }
+  ~Direct() { redisFree(context); }
+  std::string run(std::vector<std::string> argv) {
+    std::vector<const char*> args;
+    std::vector<std::size_t> lengths;
+    for (const auto& a : argv) {
+      args.push_back(a.data());
+      lengths.push_back(a.size());
+    }
+    auto* reply = static_cast<redisReply*>(
+        redisCommandArgv(context, static_cast<int>(argv.size()), args.data(), lengths.data()));
+    REQUIRE(reply != nullptr);
+    std::string out;
+    if (reply->type == REDIS_REPLY_INTEGER) out = std::to_string(reply->integer);
+    if (reply->type == REDIS_REPLY_STRING || reply->type == REDIS_REPLY_STATUS ||
+        reply->type == REDIS_REPLY_ERROR)
+      out.assign(reply->str, reply->len);
+    if (reply->type == REDIS_REPLY_ARRAY) {
+      for (std::size_t i = 0; i < reply->elements; ++i) {
+        const redisReply* e = reply->element[i];
+        out += (i ? "," : "") + (e->type == REDIS_REPLY_STRING ? std::string(e->str, e->len)
+                                                               : std::to_string(e->integer));
+      }
+    }
+    freeReplyObject(reply);
+    return out;
+  }
+  // Every key on the server with its type and value, as text.
+  std::map<std::string, std::string> snapshot() {
+    std::map<std::string, std::string> out;
+    std::string cursor = "0";
+    do {
+      auto* reply =
+          static_cast<redisReply*>(redisCommand(context, "SCAN %s COUNT 1000", cursor.c_str()));
+      REQUIRE(reply != nullptr);
+      cursor.assign(reply->element[0]->str, reply->element[0]->len);
+      for (std::size_t i = 0; i < reply->element[1]->elements; ++i)
+        out[std::string(reply->element[1]->element[i]->str, reply->element[1]->element[i]->len)];
+      freeReplyObject(reply);
+    } while (cursor != "0");
+    for (auto& [key, value] : out) {
+      const std::string type = run({"TYPE", key});
+      if (type == "string") value = "string:" + run({"GET", key});
+      if (type == "hash") value = "hash:" + run({"HGETALL", key});
+      if (type == "zset") value = "zset:" + run({"ZRANGE", key, "0", "-1", "WITHSCORES"});
+      if (type == "list") value = "list:" + run({"LRANGE", key, "0", "-1"});
+      if (type == "set") value = "set:" + run({"SMEMBERS", key});
+      value += run({"PTTL", key}) == "-1" ? " no-ttl" : " ttl";
+    }
+    return out;
+  }
+};
+
+// Runs the rlsim binary; returns its exit code and stderr.
+int run_cli(const std::string& arguments, std::string& err) {
+  const std::string path = "/tmp/rlsim-test-real-" + std::to_string(::getpid()) + ".err";
+  const int status =
+      std::system((std::string(RLSIM_BINARY) + " " + arguments + " >/dev/null 2>" + path).c_str());
+  err.clear();
+  if (FILE* f = std::fopen(path.c_str(), "r")) {
+    char buffer[4096];
+    std::size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) err.append(buffer, n);
+    std::fclose(f);
+  }
+  std::remove(path.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+const std::string kScenarios = std::string(RLSIM_SOURCE_DIR) + "/scenarios/";
+
+}  // namespace
+
+TEST_CASE("real store: calls are pipelined, collected in any order, abandoned ones skipped") {
+  const int port = real_port();
+  if (port == 0) return;
+  RealStore store(options_of(port));
+  const TimeUs t = kEpochUnixUs;
+  const Command incr = {"INCR", "n"};
+  const auto a = store.submit(std::span<const Command>(&incr, 1), t);
+  const auto b = store.submit(std::span<const Command>(&incr, 1), t + 1);
+  const std::vector<Command> pair = {{"INCR", "n"}, {"GET", "n"}};
+  const auto c = store.submit(pair, t + 2);
+  const auto d = store.submit(std::span<const Command>(&incr, 1), t + 3);
+  std::vector<Reply> replies;
+  store.collect(c, replies);  // the third call first: the first two are read on the way
+  REQUIRE(replies.size() == 2);
+  CHECK(replies[0] == Reply::from_integer(3));
+  CHECK(replies[1] == Reply::bulk("3"));
+  store.abandon(b);  // already read: dropped
+  replies.clear();
+  store.collect(a, replies);
+  CHECK(replies == std::vector<Reply>{Reply::from_integer(1)});
+  store.abandon(d);  // not yet read: its reply is read and dropped later
+  CHECK(store.run({"GET", "n"}, t + 4) == Reply::bulk("4"));
+  CHECK(store.backend_errors() == 0);
+}
+
+TEST_CASE("real store: keys carry the run's prefix and TTLs follow the virtual clock") {
+  const int port = real_port();
+  if (port == 0) return;
+  Direct direct(port);
+  RealStore store(options_of(port));
+  const std::string& prefix = store.key_prefix();
+  REQUIRE(prefix.starts_with("rlsim:"));
+  const TimeUs t = kEpochUnixUs;
+  CHECK(store.run({"SET", "k", "v", "PX", "1000"}, t) == Reply::status("OK"));
+  CHECK(direct.run({"GET", prefix + "k"}) == "v");
+  CHECK(direct.run({"GET", "k"}).empty());
+  // On the server the key lives for a day or more of wall time, whatever the virtual TTL.
+  CHECK(std::stoll(direct.run({"PTTL", prefix + "k"})) > 86'000'000);
+  CHECK(store.run({"PTTL", "k"}, t + 250 * kUsPerMs) == Reply::from_integer(750));
+  CHECK(store.run({"GET", "k"}, t + 999 * kUsPerMs) == Reply::bulk("v"));
+  CHECK(store.run({"GET", "k"}, t + 1000 * kUsPerMs) == Reply::nil());
+  CHECK(direct.run({"EXISTS", prefix + "k"}) == "0");
+  // Scripts see their KEYS prefixed, their own ARGV, and TIME on the virtual clock.
+  const Reply time = store.run(
+      {"EVAL", "return {KEYS[1], #ARGV, redis.call('TIME')[1]}", "1", "x", "a"}, t + 5 * kUsPerS);
+  CHECK(time == Reply::array({Reply::bulk(prefix + "x"), Reply::from_integer(1),
+                              Reply::bulk(std::to_string(kEpochUnixUs / kUsPerS + 5))}));
+  CHECK(store.run({"TIME"}, t + 7 * kUsPerS + 3) ==
+        Reply::array({Reply::bulk(std::to_string(kEpochUnixUs / kUsPerS + 7)), Reply::bulk("3")}));
+  // Commands the embedded Redis lacks are refused locally, never sent.
+  CHECK(
+      store.run({"FLUSHALL"}, t + 8 * kUsPerS).text.starts_with("ERR unknown command 'FLUSHALL'"));
+}
+
+TEST_CASE("real store: a run touches only its own keys and deletes them at the end") {
+  const int port = real_port();
+  if (port == 0) return;
+  Direct direct(port);
+  // Foreign keys of several types, one of them under a different rlsim prefix.
+  direct.run({"SET", "app:string", "keep me"});
+  direct.run({"SET", "app:ttl", "expiring", "EX", "3600"});
+  direct.run({"HSET", "app:hash", "f", "1", "g", "2"});
+  direct.run({"ZADD", "app:zset", "1", "a", "2", "b"});
+  direct.run({"RPUSH", "app:list", "x", "y"});
+  direct.run({"SADD", "app:set", "m"});
+  direct.run({"SET", "rlsim:someoneelse:rl:user:1:0", "7"});
+  // Keys the strategies would write, without a prefix: must not be touched either.
+  direct.run({"SET", "rl:user:1:29166667", "41"});
+  const auto before = direct.snapshot();
+  Scenario scenario = load_scenario(kScenarios + "token-bucket-vs-gcra.json");
+  scenario.duration_us = 60 * kUsPerS;
+  scenario.redis.url = url_of(port);
+  for (const ResolvedStrategy& strategy : resolve_strategies(scenario, "token-bucket-vs-gcra")) {
+    const StrategyResult result = run_strategy(scenario, strategy, scenario.seed);
+    CHECK(result.totals.errors == 0);
+    CHECK(result.backend.at("failed") == false);
+  }
+  CHECK(direct.snapshot() == before);
+  for (const char* key : {"app:string", "app:ttl", "app:hash", "app:zset", "app:list", "app:set",
+                          "rlsim:someoneelse:rl:user:1:0", "rl:user:1:29166667"})
+    direct.run({"DEL", key});
+}
+
+TEST_CASE("real store: --keep-keys leaves the run's keys on the server") {
+  const int port = real_port();
+  if (port == 0) return;
+  Direct direct(port);
+  std::string prefix;
+  {
+    RealStoreOptions options = options_of(port);
+    options.keep_keys = true;
+    RealStore store(options);
+    prefix = store.key_prefix();
+    store.run({"INCR", "kept"}, kEpochUnixUs);
+  }
+  CHECK(direct.run({"GET", prefix + "kept"}) == "1");
+  direct.run({"DEL", prefix + "kept"});
+  {
+    RealStore store(options_of(port));
+    prefix = store.key_prefix();
+    store.run({"INCR", "gone"}, kEpochUnixUs);
+    CHECK(store.key_count() == 1);
+  }
+  CHECK(direct.run({"EXISTS", prefix + "gone"}) == "0");
+}
+
+TEST_CASE("real store: a lost connection fails calls with an error, then reconnects") {
+  const int port = real_port();
+  if (port == 0) return;
+  Direct direct(port);
+  RealStore store(options_of(port));
+  const TimeUs t = kEpochUnixUs;
+  CHECK(store.run({"INCR", "c"}, t) == Reply::from_integer(1));
+  const Command incr = {"INCR", "c"};
+  const auto pending = store.submit(std::span<const Command>(&incr, 1), t + 1);
+  // Cut every other client (the store's connection) from the server.
+  CHECK(std::stoi(direct.run({"CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"})) >= 1);
+  std::vector<Reply> replies;
+  store.collect(pending, replies);
+  REQUIRE(replies.size() == 1);
+  CHECK(replies[0].is_error());
+  CHECK(replies[0].text.starts_with("CONNREFUSED rlsim: the real Redis connection failed"));
+  CHECK(store.backend_errors() == 1);
+  CHECK_FALSE(store.backend_failure().empty());
+  // The next call reconnects (backoff of one call) and the run's keys are still there.
+  CHECK(store.run({"INCR", "c"}, t + 2) == Reply::from_integer(2));
+  CHECK(store.reconnects() == 1);
+}
+
+TEST_CASE("real store: same decisions and report as the embedded Redis") {
+  const int port = real_port();
+  if (port == 0) return;
+  Scenario scenario = load_scenario(kScenarios + "boundary-burst.json");
+  scenario.duration_us = 2 * 60 * kUsPerS;
+  Scenario real = scenario;
+  real.redis.url = url_of(port);
+  for (const ResolvedStrategy& strategy : resolve_strategies(scenario, "boundary-burst")) {
+    const StrategyResult m = run_strategy(scenario, strategy, scenario.seed);
+    StrategyResult r = run_strategy(real, strategy, scenario.seed);
+    INFO(strategy.label);
+    CHECK(r.decision_digest == m.decision_digest);
+    CHECK(r.redis_keys_at_end == m.redis_keys_at_end);
+    CHECK(r.backend.at("url") == url_of(port));
+    r.backend = nullptr;
+    CHECK(strategy_report(scenario, 1, r).dump() == strategy_report(scenario, 1, m).dump());
+  }
+}
+
+TEST_CASE("real store: the conformance corpus gives the same replies on both") {
+  const int port = real_port();
+  if (port == 0) return;
+  RealStore real(options_of(port));
+  MockStore mock;
+  for (const ConformanceStep& step : conformance_corpus()) {
+    const TimeUs now_us = kEpochUnixUs + step.at_ms * kUsPerMs;
+    INFO(step.command.front() << " at +" << step.at_ms << " ms");
+    CHECK(to_display(real.run(step.command, now_us)) == to_display(mock.run(step.command, now_us)));
+  }
+}
+
+TEST_CASE("real store: unreachable server, bad credentials, bad URL") {
+  const int port = real_port();
+  if (port == 0) return;
+  const std::string scenario = kScenarios + "overshoot-10x.json";
+  std::string err;
+  CHECK(run_cli("run " + scenario + " --redis redis://127.0.0.1:1", err) ==
+        exit_code::kRedisUnavailable);
+  CHECK(err.find("cannot use Redis at redis://127.0.0.1:1") != std::string::npos);
+  CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+  // A password the server does not accept: exit 5, and the password is never printed.
+  CHECK(run_cli("run " + scenario +
+                    " --redis redis://someone:s3cretpw@127.0.0.1:" + std::to_string(port),
+                err) == exit_code::kRedisUnavailable);
+  CHECK(err.find("s3cretpw") == std::string::npos);
+  CHECK(err.find("someone") == std::string::npos);
+  CHECK(run_cli("run " + scenario + " --redis http://127.0.0.1:" + std::to_string(port), err) ==
+        exit_code::kBadInput);
+  CHECK(run_cli("conformance --redis redis://127.0.0.1:1", err) == exit_code::kRedisUnavailable);
+  std::string error;
+  const auto url = parse_redis_url("redis://u:p%40ss@h:7/3", error);
+  REQUIRE(url);
+  CHECK(url->user == "u");
+  CHECK(url->password == "p@ss");
+  CHECK(url->db == 3);
+  CHECK(url->display() == "redis://h:7/3");
+  CHECK_FALSE(parse_redis_url("redis://h", error));
+  CHECK_FALSE(parse_redis_url("redis://h:0", error));
+}
+
+TEST_CASE("real store: conformance names the first request decided differently") {
+  const int port = real_port();
+  if (port == 0) return;
+  // A script that reads a key it was not given in KEYS sees the real server's keyspace, which
+  // the embedded Redis does not have: the decisions differ from the first request on.
+  Direct direct(port);
+  direct.run({"SET", "rlsim-conformance-probe", "1"});
+  const std::string dir = "/tmp/rlsim-test-real-conf-" + std::to_string(::getpid());
+  std::system(("mkdir -p " + dir).c_str());
+  {
+    std::FILE* script = std::fopen((dir + "/probe.lua").c_str(), "w");
+    REQUIRE(script != nullptr);
+    std::fputs(
+        "if redis.call('EXISTS', 'rlsim-conformance-probe') == 1 then return 0 end\nreturn 1\n",
+        script);
+    std::fclose(script);
+    std::FILE* scenario = std::fopen((dir + "/probe.json").c_str(), "w");
+    REQUIRE(scenario != nullptr);
+    std::fputs(R"({"name": "probe", "seed": 3, "duration": "10s",
+      "limits": [{"name": "per_user", "key": "user", "limit": 100, "window": "1m"}],
+      "instances": {"count": 2},
+      "traffic": [{"name": "steady", "users": 2, "rate": "60/m"}],
+      "strategies": [{"name": "custom_lua", "label": "probe", "script": "probe.lua",
+                      "keys": ["${prefix}${key}"], "args": [], "allow_if": "reply == 1"}]})",
+               scenario);
+    std::fclose(scenario);
+  }
+  const std::string out = dir + "/out.txt";
+  const int status = std::system((std::string(RLSIM_BINARY) + " conformance --redis " +
+                                  url_of(port) + " " + dir + "/probe.json >" + out + " 2>&1")
+                                     .c_str());
+  std::string text;
+  if (std::FILE* f = std::fopen(out.c_str(), "r")) {
+    char buffer[4096];
+    std::size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
+    std::fclose(f);
+  }
+  INFO(text);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == exit_code::kCheckFailed);
+  CHECK(text.find("replies: 124 commands, 0 differences") != std::string::npos);
+  CHECK(text.find("DIFFERENT " + dir + "/probe.json probe") != std::string::npos);
+  CHECK(text.find("decision #1 first differs: embedded request") != std::string::npos);
+  CHECK(text.find("allowed, real request") != std::string::npos);
+  CHECK(text.find("conformance: FAILED, 1 differences") != std::string::npos);
+  direct.run({"DEL", "rlsim-conformance-probe"});
+  std::system(("rm -rf " + dir).c_str());
+}
