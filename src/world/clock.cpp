@@ -68,26 +68,46 @@ DurationUs ClockModel::raw_error_us(TimeUs true_us) const {
   return s.error_us + drift_over(s.drift_ppm, true_us - s.at_us);
 }
 
-DurationUs ClockModel::correction_us(TimeUs true_us) const {
-  if (ntp_.interval_us <= 0 || true_us < ntp_.interval_us) return 0;
+double ClockModel::slewed_us(const NtpState& state, TimeUs true_us) const {
+  if (state.slew_us == 0) return 0;
+  const double since_us = static_cast<double>(true_us - state.synced * ntp_.interval_us);
+  const double amount_us =
+      std::min(static_cast<double>(std::abs(state.slew_us)), ntp_.max_slew_ppm * since_us / 1e6);
+  return state.slew_us > 0 ? amount_us : -amount_us;
+}
+
+const ClockModel::NtpState& ClockModel::ntp_state(TimeUs true_us) const {
+  if (ntp_.interval_us <= 0) return state_;  // never advanced: all zero
   const std::int64_t syncs = true_us / ntp_.interval_us;
-  if (syncs < synced_) {
-    synced_ = 0;
-    correction_cache_us_ = 0;
-  }
-  for (; synced_ < syncs; ++synced_) {
-    const TimeUs sync_us = (synced_ + 1) * ntp_.interval_us;
+  if (syncs < state_.synced) state_ = NtpState{};
+  const bool slew = ntp_.mode == NtpMode::kSlew;
+  while (state_.synced < syncs) {
+    const TimeUs sync_us = (state_.synced + 1) * ntp_.interval_us;
+    // Rounded up, so the reading does not step back at the sync (see clock.h).
+    state_.correction_us += static_cast<DurationUs>(std::ceil(slewed_us(state_, sync_us)));
+    state_.slew_us = 0;
+    ++state_.synced;
     const DurationUs raw = raw_error_us(sync_us);
-    const DurationUs error = raw + correction_cache_us_;
-    if (error > ntp_.max_error_us || error < -ntp_.max_error_us)
-      correction_cache_us_ = std::clamp(error, -ntp_.max_error_us, ntp_.max_error_us) - raw;
+    const DurationUs error = raw + state_.correction_us;
+    if (std::abs(error) <= ntp_.max_error_us) continue;
+    if (!slew)
+      state_.correction_us = std::clamp(error, -ntp_.max_error_us, ntp_.max_error_us) - raw;
+    else if (std::abs(error) > ntp_.step_threshold_us)
+      state_.correction_us = -raw;
+    else
+      state_.slew_us = -error;
   }
-  return correction_cache_us_;
+  return state_;
 }
 
 DurationUs ClockModel::error_us(TimeUs true_us) const {
   if (exact_) return 0;
-  return raw_error_us(true_us) + correction_us(true_us);
+  const Segment& s = segment_at(true_us);
+  const NtpState& state = ntp_state(true_us);
+  // One floor over the drift and the slew (clock.h); without a slew this is raw + correction.
+  const double drift_us = s.drift_ppm * static_cast<double>(true_us - s.at_us) / 1e6;
+  return s.error_us + state.correction_us +
+         static_cast<DurationUs>(std::floor(drift_us + slewed_us(state, true_us)));
 }
 
 TimeUs ClockModel::monotonic_us(TimeUs true_us) const {
