@@ -204,8 +204,7 @@ void resolve_regions(const std::string& file, Scenario& scenario) {
   for (FaultSpec& fault : scenario.faults) {
     const bool node = fault.type == FaultType::kRedisDown ||
                       fault.type == FaultType::kRedisLatency || fault.type == FaultType::kRedisSlow;
-    if (regions.enabled() && !node && fault.type != FaultType::kClockOffset &&
-        fault.type != FaultType::kClockDrift && fault.type != FaultType::kClockJump)
+    if (regions.enabled() && !node && !is_clock_fault(fault.type))
       throw ScenarioError(scenario_error_message(
           file, fault.json_path + ".type",
           fmt::format("\"{}\" is not supported together with \"regions\" yet (redis_down, "

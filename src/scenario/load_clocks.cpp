@@ -202,7 +202,7 @@ std::vector<FaultSpec> read_clock_faults(const json* faults, const std::string& 
 
 void collect_clock_faults(const std::vector<FaultSpec>& faults, ClockSpec& spec) {
   for (const FaultSpec& fault : faults)
-    if (is_clock_fault_type(to_string(fault.type))) spec.faults.push_back(fault.clock);
+    if (is_clock_fault(fault.type)) spec.faults.push_back(fault.clock);
   // Applied in time order; faults at the same time in the order listed.
   std::stable_sort(spec.faults.begin(), spec.faults.end(),
                    [](const ClockFault& a, const ClockFault& b) { return a.at_us < b.at_us; });

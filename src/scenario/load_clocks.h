@@ -18,6 +18,10 @@ void read_clock_settings(const nlohmann::json* ntp, const nlohmann::json* thresh
 
 // True when `type` names a clock fault ("clock_offset", "clock_drift", "clock_jump").
 bool is_clock_fault_type(const std::string& type);
+inline bool is_clock_fault(FaultType type) {
+  return type == FaultType::kClockOffset || type == FaultType::kClockDrift ||
+         type == FaultType::kClockJump;
+}
 
 // One clock fault at JSON path `path` (an entry of `faults` or `clock_faults`).
 FaultSpec read_clock_fault(const nlohmann::json& value, const std::string& path,

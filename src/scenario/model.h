@@ -71,7 +71,7 @@ struct InstancesSpec {
   std::vector<ScheduleStep> schedule;     // strictly increasing at_us
   std::vector<DurationUs> clock_offsets;  // instance i (by start order) gets offsets[i] if present
   DurationUs clock_spread_us = 0;         // otherwise uniform in [-spread, +spread]
-  ClockSpec clock;  // ntp, clock faults (top-level clock_faults), attribution threshold
+  ClockSpec clock;                     // ntp, clock faults (from `faults`), attribution threshold
   std::vector<std::uint32_t> regions;  // region of instance id i (empty: no regions)
 };
 
