@@ -116,8 +116,8 @@ TEST_CASE("clock faults: mistakes name the path and what was expected") {
                  Catch::Contains("\"clock_offset\", \"clock_drift\", \"clock_jump\", got "
                                  "\"clock_warp\""));
   CHECK_THAT(error_of(scenario_with(
-                 R"([{"type": "clock_jump", "at": "1s", "for": "10s", "amount": "1s"}])")),
-             Catch::Contains("faults[0].for: not allowed for a clock fault"));
+                 R"([{"type": "clock_jump", "at": "1m", "for": "2m", "amount": "1s"}])")),
+             Catch::Contains("faults[0].for: expected a duration from 1us to 1m"));
   CHECK_THAT(error_of(scenario_with(R"([{"type": "clock_drift", "at": "1s", "amount": "5"}])")),
              Catch::Contains("faults[0].amount: expected a drift in parts per million"));
   CHECK_THAT(error_of(scenario_with(R"([{"type": "clock_jump", "at": "1s", "amount": 5}])")),
@@ -138,6 +138,35 @@ TEST_CASE("clock faults: mistakes name the path and what was expected") {
       error_of(scenario_with(
           "[]", "", R"(, "clock_faults": [{"type": "clock_jump", "at": "9m", "amount": "1s"}])")),
       Catch::Contains("clock_faults[0].at: expected a duration from"));
+}
+
+TEST_CASE("clock faults: with `for` a change is undone at its end, by hand") {
+  const Scenario s = parse_scenario(
+      scenario_with(R"([{"type": "clock_jump", "at": "5s", "for": "20s", "amount": "2ms"},
+                        {"type": "clock_drift", "at": "10s", "for": "10s", "amount": 100},
+                        {"type": "clock_offset", "at": "30s", "for": "5s", "amount": "-5ms"}])"),
+      "t.json");
+  CHECK(s.faults[0].for_us == 20 * kUsPerS);  // the report's window is [at, at + for)
+  CHECK(s.instances.clock.faults[2].for_us == 5 * kUsPerS);
+  const ClockModel clock(0, s.instances.clock, 0);
+  CHECK(clock.error_us(5 * kUsPerS - 1) == 0);
+  CHECK(clock.error_us(5 * kUsPerS) == 2000);
+  CHECK(clock.error_us(15 * kUsPerS) == 2500);  // + 100 ppm x 5 s
+  CHECK(clock.error_us(20 * kUsPerS) == 3000);  // the drift ends: back to 0 ppm
+  CHECK(clock.error_us(25 * kUsPerS - 1) == 3000);
+  CHECK(clock.error_us(25 * kUsPerS) == 1000);   // the jump undone; what drifted stays
+  CHECK(clock.error_us(30 * kUsPerS) == -5000);  // the offset: a step of -6 ms
+  CHECK(clock.error_us(35 * kUsPerS) == 1000);   // undone: +6 ms
+  CHECK(clock.monotonic_us(60 * kUsPerS) == 60 * kUsPerS + 1000);  // only the drift
+  // A drift inside a drift: the inner one's end restores the rate before it (200 ppm).
+  ClockSpec nested;
+  ClockFault outer = change(0, ClockFaultType::kDrift, 0, 200);
+  ClockFault inner = change(10 * kUsPerS, ClockFaultType::kDrift, 0, -100);
+  inner.for_us = 10 * kUsPerS;
+  nested.faults = {outer, inner};
+  const ClockModel drifting(0, nested, 0);
+  CHECK(drifting.error_us(20 * kUsPerS) == 2000 - 1000);
+  CHECK(drifting.error_us(30 * kUsPerS) == 1000 + 2000);
 }
 
 TEST_CASE("clock faults: the deprecated clock_faults spelling gives a byte-identical report") {

@@ -23,6 +23,9 @@ struct ClockFault {
   bool redis = false;                    // the Redis node's clock instead of instances
   DurationUs amount_us = 0;              // kOffset, kJump
   double drift_ppm = 0;                  // kDrift
+  // With `for`: undone at at_us + for_us (a jump or offset steps back by the step it made, a drift
+  // returns to the rate before it). 0: the change lasts.
+  DurationUs for_us = 0;
 };
 
 // NTP-like correction: every `interval_us` of true time the clock is compared with true time; an

@@ -139,11 +139,7 @@ bool is_clock_fault_type(const std::string& type) {
 
 FaultSpec read_clock_fault(const json& value, const std::string& path, const std::string& file,
                            DurationUs duration_us) {
-  if (value.is_object() && value.contains("for"))
-    fail(file, path + ".for",
-         "not allowed for a clock fault: the change lasts until another fault or NTP changes the "
-         "clock");
-  check_fields(value, path, file, {"at", "type", "instances", "redis", "nodes", "amount"});
+  check_fields(value, path, file, {"at", "for", "type", "instances", "redis", "nodes", "amount"});
   FaultSpec spec;
   spec.json_path = path;
   ClockFault& fault = spec.clock;
@@ -177,10 +173,12 @@ FaultSpec read_clock_fault(const json& value, const std::string& path, const std
     fault.amount_us = duration(amount, path + ".amount", file, -ScenarioBounds::kMaxClockOffsetUs,
                                ScenarioBounds::kMaxClockOffsetUs, true);
   }
+  if (const auto it = value.find("for"); it != value.end())
+    fault.for_us = duration(*it, path + ".for", file, 1, duration_us - fault.at_us, false);
   spec.type = fault_type_of(fault.type);
   spec.at_us = fault.at_us;
-  // A clock change lasts: the report's window runs to the end of the run.
-  spec.for_us = duration_us - fault.at_us;
+  // Without `for` the change lasts: the report's window runs to the end of the run.
+  spec.for_us = fault.for_us > 0 ? fault.for_us : duration_us - fault.at_us;
   spec.all_instances = fault.instances.empty() && !fault.redis;
   spec.instances = fault.instances;
   return spec;

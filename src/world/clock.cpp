@@ -22,28 +22,48 @@ ClockModel::ClockModel(DurationUs base_offset_us, const ClockSpec& spec, std::ui
   segments_.front().error_us = base_offset_us;
   exact_ = base_offset_us == 0;
   if (target != kRedisNode && spec.ntp.interval_us > 0) ntp_ = spec.ntp;
-  for (const ClockFault& fault : spec.faults) {
+  // Each fault is a change at `at` and, with `for`, its undoing at `at + for`: in time order,
+  // an undoing before the changes at the same time, changes at one time in list order.
+  struct Event {
+    TimeUs at_us;
+    bool undo;
+    std::size_t index;
+  };
+  std::vector<Event> events;
+  for (std::size_t i = 0; i < spec.faults.size(); ++i) {
+    const ClockFault& fault = spec.faults[i];
     if (!applies_to(fault, target)) continue;
-    RLSIM_CHECK(fault.at_us >= segments_.back().at_us);
+    events.push_back(Event{fault.at_us, false, i});
+    if (fault.for_us > 0) events.push_back(Event{fault.at_us + fault.for_us, true, i});
+  }
+  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    return a.at_us != b.at_us ? a.at_us < b.at_us : a.undo && !b.undo;
+  });
+  // What each fault did, to undo it: the step it made and the drift rate before it.
+  std::vector<DurationUs> stepped_us(spec.faults.size(), 0);
+  std::vector<double> drift_before(spec.faults.size(), 0);
+  for (const Event& event : events) {
+    const ClockFault& fault = spec.faults[event.index];
+    RLSIM_CHECK(event.at_us >= segments_.back().at_us);
     exact_ = false;
     const Segment& last = segments_.back();
     Segment next;
-    next.at_us = fault.at_us;
-    next.error_us = raw_error_us(fault.at_us);
+    next.at_us = event.at_us;
+    next.error_us = raw_error_us(event.at_us);
     next.drift_ppm = last.drift_ppm;
-    next.drifted_us = last.drifted_us + drift_over(last.drift_ppm, fault.at_us - last.at_us);
-    switch (fault.type) {
-      case ClockFaultType::kOffset:
-        next.error_us = fault.amount_us;
-        break;
-      case ClockFaultType::kJump:
-        next.error_us += fault.amount_us;
-        break;
-      case ClockFaultType::kDrift:
-        next.drift_ppm = fault.drift_ppm;
-        break;
+    next.drifted_us = last.drifted_us + drift_over(last.drift_ppm, event.at_us - last.at_us);
+    if (fault.type == ClockFaultType::kDrift) {
+      if (!event.undo) drift_before[event.index] = next.drift_ppm;
+      next.drift_ppm = event.undo ? drift_before[event.index] : fault.drift_ppm;
+    } else if (event.undo) {
+      next.error_us -= stepped_us[event.index];
+    } else {
+      // clock_offset sets the error: its step is the difference from the error carried forward.
+      stepped_us[event.index] =
+          fault.type == ClockFaultType::kOffset ? fault.amount_us - next.error_us : fault.amount_us;
+      next.error_us += stepped_us[event.index];
     }
-    // Two changes at one time: the later one in the list builds on the earlier.
+    // Two changes at one time: the later one builds on the earlier.
     if (next.at_us == last.at_us)
       segments_.back() = next;
     else

@@ -6,6 +6,8 @@
 //   raw(t)   = e_s + floor(ppm_s * (t - at_s) / 1e6)     for the last change s with at_s <= t
 //              (e_s: the error at at_s: the previous segment's error carried forward, then set
 //              (offset) or stepped (jump); ppm_s: the drift in force from at_s on)
+//              A fault with `for` adds a change at at + for that undoes it: a step back by the
+//              step it made, or the drift rate before it.
 //   c_k      = the NTP correction after the k-th sync at true time t_k = k * interval, c_0 = 0.
 //              Step mode: c_k = c_{k-1} if |raw(t_k) + c_{k-1}| <= max_error,
 //                         else clamp(raw(t_k) + c_{k-1}, -max_error, max_error) - raw(t_k)
