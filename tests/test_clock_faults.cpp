@@ -387,3 +387,33 @@ TEST_CASE("region-outage.json: eu's Redis down; region_local vs global_redis vs 
           .get<std::int64_t>();
   CHECK(excess_everywhere >= 2 * during("local_fail_open", "excess") - 200);
 }
+
+TEST_CASE("ntp slew in a run: a 100 ms jump slewed at 500 ppm stays off far longer than stepped") {
+  // vm-resume.json with a 100 ms jump (below the 128 ms step threshold): step mode puts it back
+  // at the next sync (90 s); slewing 100 ms at 500 ppm takes 200 s, past the end of the run.
+  std::ifstream in(kScenarios + "vm-resume.json");
+  nlohmann::json file = nlohmann::json::parse(in);
+  file["faults"][0]["amount"] = "100ms";
+  file["strategies"] = nlohmann::json::array({file["strategies"][0]});
+  file["expect"] = nlohmann::json::array();
+  const auto run_with = [&](const std::string& mode) {
+    file["instances"]["clock"]["ntp"]["mode"] = mode;
+    const Scenario scenario = parse_scenario(file.dump(), "vm-resume.json");
+    return run_text(scenario).strategies.at(0);
+  };
+  const StrategyResult stepped = run_with("step");
+  const StrategyResult slewed = run_with("slew");
+  // 100 ms ahead on one of three instances: its log forgets admissions 100 ms early, which the
+  // 10 s window barely notices (no excess either way), but it also counts the others' recent
+  // admissions as still in its window for longer: false denials while the clock is off.
+  CHECK(stepped.totals.limits[0].excess == 0);
+  CHECK(slewed.totals.limits[0].excess == 0);
+  CHECK(slewed.totals.limits[0].false_denials > 2 * stepped.totals.limits[0].false_denials);
+  // The clock series (one point every 1.8 s): at the end of the run, instance 1 is back within
+  // 1 ms when stepped, still 100 ms - 500 ppm x 90 s = 55 ms ahead when slewed.
+  const auto last_error = [](const StrategyResult& result) {
+    return result.clock["series"]["instances"][1]["error_us"].back().get<std::int64_t>();
+  };
+  CHECK(std::abs(last_error(stepped)) <= 1000);
+  CHECK(last_error(slewed) == 100'000 - 45'000);
+}
