@@ -84,7 +84,8 @@ TEST_CASE("faults: every mistake names the path and what was expected") {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"({"type": "meteor", "at": "1s", "for": "1s"})",
        "t.json: faults[0].type: expected one of \"redis_down\", \"redis_latency\", "
-       "\"redis_slow\", \"partition\", \"instance_crash\", got \"meteor\""},
+       "\"redis_slow\", \"partition\", \"instance_crash\", \"clock_offset\", \"clock_drift\", "
+       "\"clock_jump\", got \"meteor\""},
       {R"({"type": "redis_down", "at": "1s"})", "t.json: faults[0].for: required field is missing"},
       {R"({"type": "redis_down", "at": "1s", "for": "5s"})",
        "t.json: faults[0].for: expected a duration from 1us to 3s, got \"5s\""},
@@ -108,7 +109,8 @@ TEST_CASE("faults: every mistake names the path and what was expected") {
       {R"({"type": "redis_down", "at": "1s", "for": "1s", "nodes": [0]})",
        "t.json: faults[0].nodes: expected \"all\" (the scenario has one Redis node), got [0]"},
       {R"({"type": "redis_down", "at": "1s", "for": "1s", "instances": "all"})",
-       "t.json: faults[0].instances: unknown field (expected one of: at, for, mode, nodes, type)"},
+       "t.json: faults[0].instances: unknown field (expected one of: at, for, mode, nodes, region, "
+       "type)"},
       {R"({"type": "instance_crash", "at": "1s", "for": "1s", "instances": "all"})",
        "t.json: faults[0].for: not allowed for \"instance_crash\""},
       {R"({"type": "instance_crash", "at": "1s", "instances": [0], "restart_after": "9s"})",

@@ -50,18 +50,32 @@ RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active) 
         conditions.service_multiplier *= fault->service_multiplier;
         break;
       case FaultType::kInstanceCrash:
+      case FaultType::kClockOffset:  // clocks are functions of time (world/clock.h): nothing
+      case FaultType::kClockDrift:   // to set on the server
+      case FaultType::kClockJump:
         break;
     }
   }
   return conditions;
 }
 
+RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active,
+                                   std::int32_t region) {
+  std::vector<const FaultSpec*> hitting;
+  for (const FaultSpec* fault : active)
+    if (fault->region < 0 || fault->region == region) hitting.push_back(fault);
+  return compose_conditions(hitting);
+}
+
 FaultSchedule::FaultSchedule(const Scenario& scenario, Simulator& sim, RedisServer& server,
-                             InstancePool& pool, Strategy& strategy, const Oracle& oracle,
+                             std::vector<RedisServer*> region_servers, InstancePool& pool,
+                             Strategy& strategy, const Oracle& oracle,
                              std::vector<std::pair<TimeUs, int>>& instance_counts)
     : scenario_(scenario),
       sim_(sim),
       server_(server),
+      servers_(region_servers.empty() ? std::vector<RedisServer*>{&server}
+                                      : std::move(region_servers)),
       pool_(pool),
       strategy_(strategy),
       oracle_(oracle),
@@ -71,7 +85,7 @@ FaultSchedule::FaultSchedule(const Scenario& scenario, Simulator& sim, RedisServ
       stopped_(scenario.faults.size(), 0) {}
 
 void FaultSchedule::start() {
-  server_.set_pool_size(scenario_.redis.pool_size);
+  for (RedisServer* server : servers_) server->set_pool_size(scenario_.redis.pool_size);
   const DurationUs bucket_s = std::max<DurationUs>(
       1, (scenario_.duration_us / kUsPerS + kMaxSeriesPoints - 1) / kMaxSeriesPoints);
   server_.node_stats().set_bucket_us(bucket_s * kUsPerS);
@@ -132,7 +146,9 @@ void FaultSchedule::apply() {
   std::vector<const FaultSpec*> active;
   for (std::size_t i = 0; i < active_.size(); ++i)
     if (active_[i]) active.push_back(&scenario_.faults[i]);
-  server_.set_conditions(compose_conditions(active));
+  // Without regions the one server is region 0, and every fault has region -1 (all).
+  for (std::size_t r = 0; r < servers_.size(); ++r)
+    servers_[r]->set_conditions(compose_conditions(active, static_cast<std::int32_t>(r)));
   // Partitions of listed instances: each instance any partition ever listed is set again.
   for (const FaultSpec* fault : active) {
     if (fault->type != FaultType::kPartition || fault->all_instances) continue;

@@ -22,14 +22,19 @@ namespace rlsim {
 // multipliers multiply and added latency and jitter add; service multipliers multiply; an
 // instance is cut off if any active partition lists it.
 RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active);
+// The same for the Redis of region `region`: only the Redis faults that hit it (its own, by
+// `region`, or every region's) and partitions of all instances count.
+RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active,
+                                   std::int32_t region);
 
 class FaultSchedule final : public EventTarget {
  public:
   // Everything referenced outlives the schedule. `instance_counts` receives the active instance
-  // count after each crash or restart.
-  FaultSchedule(const Scenario& scenario, Simulator& sim, RedisServer& server, InstancePool& pool,
-                Strategy& strategy, const Oracle& oracle,
-                std::vector<std::pair<TimeUs, int>>& instance_counts);
+  // count after each crash or restart. `region_servers`: each region's Redis by region index
+  // (`server` is the home region's), empty without regions.
+  FaultSchedule(const Scenario& scenario, Simulator& sim, RedisServer& server,
+                std::vector<RedisServer*> region_servers, InstancePool& pool, Strategy& strategy,
+                const Oracle& oracle, std::vector<std::pair<TimeUs, int>>& instance_counts);
 
   // Sets the pool size and schedules every fault's start and end. Call once, at time 0, after
   // the initial instances started.
@@ -69,6 +74,7 @@ class FaultSchedule final : public EventTarget {
   const Scenario& scenario_;
   Simulator& sim_;
   RedisServer& server_;
+  std::vector<RedisServer*> servers_;  // by region; {&server_} without regions
   InstancePool& pool_;
   Strategy& strategy_;
   const Oracle& oracle_;

@@ -21,6 +21,8 @@ class RegionRun {
             Simulator& sim, RedisServer& home, std::uint64_t seed);
 
   bool enabled() const { return !oracles_.empty(); }
+  // Each region's Redis by region index (the home one is the run's server); empty without regions.
+  const std::vector<RedisServer*>& servers() const { return world_.redis; }
   void attach(Strategy& strategy) const;
   void set_current_client(ClientId client);
   // The region's ideal limiter on a request that reached `request.region` (call in arrival order).

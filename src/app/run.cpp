@@ -73,7 +73,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
         clock_watch_(scenario.instances.clock, scenario.limits.size()),
         regions_(scenario, strategy.info->algorithm, bucket_shapes(scenario, strategy), sim_,
                  server_, seed),
-        faults_(scenario, sim_, server_, pool_, *strategy_, oracle_, result_.instance_counts) {
+        faults_(scenario, sim_, server_, regions_.servers(), pool_, *strategy_, oracle_,
+                result_.instance_counts) {
     clock_watch_.attach(server_);
     regions_.attach(*strategy_);
     result_.label = strategy.label;

@@ -23,18 +23,27 @@ struct ClockFault {
   bool redis = false;                    // the Redis node's clock instead of instances
   DurationUs amount_us = 0;              // kOffset, kJump
   double drift_ppm = 0;                  // kDrift
+  // With `for`: undone at at_us + for_us (a jump or offset steps back by the step it made, a drift
+  // returns to the rate before it). 0: the change lasts.
+  DurationUs for_us = 0;
 };
 
-// NTP-like correction: every `interval_us` of true time the clock is stepped back to within
-// `max_error_us` of true time (an error already within the bound is left alone). 0: no correction.
+// NTP-like correction: every `interval_us` of true time the clock is compared with true time; an
+// error within `max_error_us` is left alone. A larger one is, in kStep mode, stepped back to the
+// bound; in kSlew mode slewed toward 0 at `max_slew_ppm` (as ntpd's 500 ppm limit), or stepped to
+// 0 when it is beyond `step_threshold_us` (ntpd's 128 ms). interval 0: no correction.
+enum class NtpMode { kStep, kSlew };
 struct NtpSpec {
   DurationUs interval_us = 0;
   DurationUs max_error_us = 0;
+  NtpMode mode = NtpMode::kStep;
+  double max_slew_ppm = 500;               // kSlew
+  DurationUs step_threshold_us = 128'000;  // kSlew
 };
 
 struct ClockSpec {
   NtpSpec ntp;                     // for every instance (instances.clock.ntp)
-  std::vector<ClockFault> faults;  // the scenario's clock_faults, in time order
+  std::vector<ClockFault> faults;  // the scenario's clock faults, in time order
   // Violation attribution (docs/metrics.md): excess admitted while some active instance's clock
   // was off by more than this counts as "while clocks were off".
   DurationUs attribution_threshold_us = kUsPerMs;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "scenario/load_clocks.h"
 #include "scenario/reader.h"
 
 namespace rlsim {
@@ -80,6 +81,9 @@ constexpr FaultTypeRow kFaultTypes[] = {
     {"instance_crash", FaultType::kInstanceCrash, Target::kInstances, false, read_crash},
 };
 
+// Read by load_clocks.cpp (docs/clocks.md), listed here for messages and names.
+constexpr const char* kClockFaultNames[] = {"clock_offset", "clock_drift", "clock_jump"};
+
 // `instances`: "all" or a non-empty list of distinct instance ids.
 void read_instances(ObjectReader& reader, FaultSpec& fault) {
   const json* value = reader.find("instances");
@@ -102,21 +106,27 @@ void read_instances(ObjectReader& reader, FaultSpec& fault) {
   }
 }
 
-// `nodes`: optional, "all" (the scenario has one Redis node).
-void read_nodes(ObjectReader& reader) {
+// `nodes`: optional, "all" (the scenario has one Redis node, or one per region); `region`:
+// optional, the region whose Redis the fault hits (checked against `regions` later).
+void read_nodes(ObjectReader& reader, FaultSpec& fault) {
   const json* value = reader.find("nodes");
   if (value != nullptr && !(value->is_string() && value->get<std::string>() == "all"))
     reader.fail(
         reader.path_of("nodes"),
         fmt::format("expected \"all\" (the scenario has one Redis node), got {}", value->dump()));
+  const std::string none;
+  fault.region_name = reader.string_field("region", &none);
+  if (reader.find("region") != nullptr && fault.region_name.empty())
+    reader.fail(reader.path_of("region"), "expected a region name");
 }
 
 FaultSpec read_fault(const json& value, const std::string& path, const std::string& file,
                      DurationUs duration_us) {
   ObjectReader reader(value, path, file);
+  const std::string type = reader.string_field("type", nullptr);
+  if (is_clock_fault_type(type)) return read_clock_fault(value, path, file, duration_us);
   FaultSpec fault;
   fault.json_path = path;
-  const std::string type = reader.string_field("type", nullptr);
   const FaultTypeRow* row = nullptr;
   for (const FaultTypeRow& candidate : kFaultTypes)
     if (type == candidate.name) row = &candidate;
@@ -136,7 +146,7 @@ FaultSpec read_fault(const json& value, const std::string& path, const std::stri
   if (row->target == Target::kInstances) {
     read_instances(reader, fault);
   } else {
-    read_nodes(reader);
+    read_nodes(reader, fault);
   }
   row->read(reader, fault, duration_us - fault.at_us);
   reader.reject_unknown();
@@ -149,13 +159,23 @@ std::string fault_type_names() {
   std::string names;
   for (const FaultTypeRow& row : kFaultTypes)
     names += fmt::format("{}\"{}\"", names.empty() ? "" : ", ", row.name);
+  for (const char* clock : kClockFaultNames) names += fmt::format(", \"{}\"", clock);
   return names;
 }
 
 const char* to_string(FaultType type) {
   for (const FaultTypeRow& row : kFaultTypes)
     if (row.type == type) return row.name;
-  return "?";
+  switch (type) {
+    case FaultType::kClockOffset:
+      return kClockFaultNames[0];
+    case FaultType::kClockDrift:
+      return kClockFaultNames[1];
+    case FaultType::kClockJump:
+      return kClockFaultNames[2];
+    default:
+      return "?";
+  }
 }
 
 std::vector<FaultSpec> read_faults(const json* value, const std::string& file,
@@ -173,6 +193,50 @@ std::vector<FaultSpec> read_faults(const json* value, const std::string& file,
   for (std::size_t i = 0; i < value->size(); ++i)
     faults.push_back(read_fault((*value)[i], fmt::format("faults[{}]", i), file, duration_us));
   return faults;
+}
+
+namespace {
+
+// With regions (docs/regions.md): a Redis fault hits every region's Redis or the one its `region`
+// names; faults on instances are not modelled across regions yet.
+void resolve_regions(const std::string& file, Scenario& scenario) {
+  const RegionsSpec& regions = scenario.regions;
+  for (FaultSpec& fault : scenario.faults) {
+    const bool node = fault.type == FaultType::kRedisDown ||
+                      fault.type == FaultType::kRedisLatency || fault.type == FaultType::kRedisSlow;
+    if (regions.enabled() && !node && !is_clock_fault(fault.type))
+      throw ScenarioError(scenario_error_message(
+          file, fault.json_path + ".type",
+          fmt::format("\"{}\" is not supported together with \"regions\" yet (redis_down, "
+                      "redis_latency, redis_slow and clock faults are)",
+                      to_string(fault.type))));
+    if (fault.region_name.empty()) continue;
+    const std::string path = fault.json_path + ".region";
+    if (!regions.enabled())
+      throw ScenarioError(scenario_error_message(
+          file, path, "needs \"regions\" (a scenario without regions has one Redis)"));
+    std::string names;
+    for (std::size_t r = 0; r < regions.list.size(); ++r) {
+      if (regions.list[r].name == fault.region_name) fault.region = static_cast<std::int32_t>(r);
+      names += fmt::format("{}\"{}\"", names.empty() ? "" : ", ", regions.list[r].name);
+    }
+    if (fault.region < 0)
+      throw ScenarioError(scenario_error_message(
+          file, path,
+          fmt::format("expected one of the regions ({}), got \"{}\"", names, fault.region_name)));
+  }
+}
+
+}  // namespace
+
+void read_scenario_faults(const json* faults, const json* clock_faults, const std::string& file,
+                          Scenario& scenario) {
+  scenario.faults = read_faults(faults, file, scenario.duration_us);
+  // The deprecated spelling: the same faults, after those of `faults`.
+  for (FaultSpec& fault : read_clock_faults(clock_faults, file, scenario.duration_us))
+    scenario.faults.push_back(std::move(fault));
+  resolve_regions(file, scenario);
+  collect_clock_faults(scenario.faults, scenario.instances.clock);
 }
 
 }  // namespace rlsim

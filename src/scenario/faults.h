@@ -15,6 +15,13 @@ namespace rlsim {
 std::vector<FaultSpec> read_faults(const nlohmann::json* value, const std::string& file,
                                    DurationUs duration_us);
 
+// The scenario's faults: the `faults` list (Redis, instance and clock faults) followed by the
+// deprecated `clock_faults` list (either may be null), regions resolved and checked (call after
+// the regions are read), and the clock faults copied, in time order, into the instances' clock
+// spec. Throws ScenarioError.
+void read_scenario_faults(const nlohmann::json* faults, const nlohmann::json* clock_faults,
+                          const std::string& file, Scenario& scenario);
+
 // "redis_down, redis_latency, ...": every fault type, for messages and docs.
 std::string fault_type_names();
 

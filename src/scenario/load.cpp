@@ -510,12 +510,8 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
   }
 
   scenario.redis = read_redis(reader.find("redis"), file);
-  scenario.faults = read_faults(reader.find("faults"), file, scenario.duration_us);
-  read_clock_faults(reader.find("clock_faults"), file, scenario.duration_us,
-                    scenario.instances.clock);
   read_regions(reader.find("regions"), file, scenario);
-  if (!scenario.faults.empty() && scenario.regions.enabled())
-    reader.fail("faults", "not supported together with \"regions\" yet");
+  read_scenario_faults(reader.find("faults"), reader.find("clock_faults"), file, scenario);
 
   const json& strategies =
       reader.array_field("strategies", true, 1, ScenarioBounds::kMaxStrategies);

@@ -1,9 +1,12 @@
 #pragma once
 // The clock parts of a scenario file (docs/clocks.md): `instances.clock.ntp`,
-// `instances.clock.attribution_threshold` and the top-level `clock_faults` list. Kept apart from
-// load.cpp, which calls these. Throw ScenarioError like the rest of the loader.
+// `instances.clock.attribution_threshold`, and the clock faults (`clock_offset`, `clock_drift`,
+// `clock_jump`), which are entries of the `faults` list or, in the deprecated spelling, of a
+// top-level `clock_faults` list. Kept apart from load.cpp, which calls these. Throw ScenarioError
+// like the rest of the loader.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "scenario/model.h"
 
@@ -13,8 +16,23 @@ namespace rlsim {
 void read_clock_settings(const nlohmann::json* ntp, const nlohmann::json* threshold,
                          const std::string& file, ClockSpec& spec);
 
-// The top-level `clock_faults` list (null when absent), appended to spec.faults in time order.
-void read_clock_faults(const nlohmann::json* faults, const std::string& file,
-                       DurationUs duration_us, ClockSpec& spec);
+// True when `type` names a clock fault ("clock_offset", "clock_drift", "clock_jump").
+bool is_clock_fault_type(const std::string& type);
+inline bool is_clock_fault(FaultType type) {
+  return type == FaultType::kClockOffset || type == FaultType::kClockDrift ||
+         type == FaultType::kClockJump;
+}
+
+// One clock fault at JSON path `path` (an entry of `faults` or `clock_faults`).
+FaultSpec read_clock_fault(const nlohmann::json& value, const std::string& path,
+                           const std::string& file, DurationUs duration_us);
+
+// The deprecated top-level `clock_faults` list (null when absent), in file order.
+std::vector<FaultSpec> read_clock_faults(const nlohmann::json* faults, const std::string& file,
+                                         DurationUs duration_us);
+
+// spec.faults from the clock faults of `faults` in time order (entries at one time in list
+// order); marks the spec configured when there is any.
+void collect_clock_faults(const std::vector<FaultSpec>& faults, ClockSpec& spec);
 
 }  // namespace rlsim

@@ -71,7 +71,7 @@ struct InstancesSpec {
   std::vector<ScheduleStep> schedule;     // strictly increasing at_us
   std::vector<DurationUs> clock_offsets;  // instance i (by start order) gets offsets[i] if present
   DurationUs clock_spread_us = 0;         // otherwise uniform in [-spread, +spread]
-  ClockSpec clock;  // ntp, clock faults (top-level clock_faults), attribution threshold
+  ClockSpec clock;                     // ntp, clock faults (from `faults`), attribution threshold
   std::vector<std::uint32_t> regions;  // region of instance id i (empty: no regions)
 };
 
@@ -149,8 +149,18 @@ struct Expectation {
 };
 
 // One entry of the scenario's `faults` list (docs/scenario-format.md#faults), in effect on true
-// time [at_us, at_us + for_us). The fields a type does not use keep their defaults.
-enum class FaultType { kRedisDown, kRedisLatency, kRedisSlow, kPartition, kInstanceCrash };
+// time [at_us, at_us + for_us). The fields a type does not use keep their defaults. Clock faults
+// (docs/clocks.md) change a clock from `at` on; their window runs to the end of the run.
+enum class FaultType {
+  kRedisDown,
+  kRedisLatency,
+  kRedisSlow,
+  kPartition,
+  kInstanceCrash,
+  kClockOffset,
+  kClockDrift,
+  kClockJump
+};
 enum class FaultMode { kRefuse, kBlackhole };
 
 struct FaultSpec {
@@ -165,7 +175,11 @@ struct FaultSpec {
   DurationUs rtt_jitter_us = 0;          // redis_latency
   double service_multiplier = 1.0;       // redis_slow
   bool restarts = false;                 // instance_crash: a new instance starts at the end
-  std::string json_path;                 // "faults[2]", for messages
+  // redis_down, redis_latency, redis_slow with regions: the region whose Redis it hits (-1: all).
+  std::int32_t region = -1;
+  std::string region_name;  // as written ("" when absent), resolved into `region` by the loader
+  ClockFault clock;         // clock_offset, clock_drift, clock_jump (docs/clocks.md)
+  std::string json_path;    // "faults[2]", for messages
 };
 const char* to_string(FaultType type);
 

@@ -22,28 +22,48 @@ ClockModel::ClockModel(DurationUs base_offset_us, const ClockSpec& spec, std::ui
   segments_.front().error_us = base_offset_us;
   exact_ = base_offset_us == 0;
   if (target != kRedisNode && spec.ntp.interval_us > 0) ntp_ = spec.ntp;
-  for (const ClockFault& fault : spec.faults) {
+  // Each fault is a change at `at` and, with `for`, its undoing at `at + for`: in time order,
+  // an undoing before the changes at the same time, changes at one time in list order.
+  struct Event {
+    TimeUs at_us;
+    bool undo;
+    std::size_t index;
+  };
+  std::vector<Event> events;
+  for (std::size_t i = 0; i < spec.faults.size(); ++i) {
+    const ClockFault& fault = spec.faults[i];
     if (!applies_to(fault, target)) continue;
-    RLSIM_CHECK(fault.at_us >= segments_.back().at_us);
+    events.push_back(Event{fault.at_us, false, i});
+    if (fault.for_us > 0) events.push_back(Event{fault.at_us + fault.for_us, true, i});
+  }
+  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    return a.at_us != b.at_us ? a.at_us < b.at_us : a.undo && !b.undo;
+  });
+  // What each fault did, to undo it: the step it made and the drift rate before it.
+  std::vector<DurationUs> stepped_us(spec.faults.size(), 0);
+  std::vector<double> drift_before(spec.faults.size(), 0);
+  for (const Event& event : events) {
+    const ClockFault& fault = spec.faults[event.index];
+    RLSIM_CHECK(event.at_us >= segments_.back().at_us);
     exact_ = false;
     const Segment& last = segments_.back();
     Segment next;
-    next.at_us = fault.at_us;
-    next.error_us = raw_error_us(fault.at_us);
+    next.at_us = event.at_us;
+    next.error_us = raw_error_us(event.at_us);
     next.drift_ppm = last.drift_ppm;
-    next.drifted_us = last.drifted_us + drift_over(last.drift_ppm, fault.at_us - last.at_us);
-    switch (fault.type) {
-      case ClockFaultType::kOffset:
-        next.error_us = fault.amount_us;
-        break;
-      case ClockFaultType::kJump:
-        next.error_us += fault.amount_us;
-        break;
-      case ClockFaultType::kDrift:
-        next.drift_ppm = fault.drift_ppm;
-        break;
+    next.drifted_us = last.drifted_us + drift_over(last.drift_ppm, event.at_us - last.at_us);
+    if (fault.type == ClockFaultType::kDrift) {
+      if (!event.undo) drift_before[event.index] = next.drift_ppm;
+      next.drift_ppm = event.undo ? drift_before[event.index] : fault.drift_ppm;
+    } else if (event.undo) {
+      next.error_us -= stepped_us[event.index];
+    } else {
+      // clock_offset sets the error: its step is the difference from the error carried forward.
+      stepped_us[event.index] =
+          fault.type == ClockFaultType::kOffset ? fault.amount_us - next.error_us : fault.amount_us;
+      next.error_us += stepped_us[event.index];
     }
-    // Two changes at one time: the later one in the list builds on the earlier.
+    // Two changes at one time: the later one builds on the earlier.
     if (next.at_us == last.at_us)
       segments_.back() = next;
     else
@@ -68,26 +88,46 @@ DurationUs ClockModel::raw_error_us(TimeUs true_us) const {
   return s.error_us + drift_over(s.drift_ppm, true_us - s.at_us);
 }
 
-DurationUs ClockModel::correction_us(TimeUs true_us) const {
-  if (ntp_.interval_us <= 0 || true_us < ntp_.interval_us) return 0;
+double ClockModel::slewed_us(const NtpState& state, TimeUs true_us) const {
+  if (state.slew_us == 0) return 0;
+  const double since_us = static_cast<double>(true_us - state.synced * ntp_.interval_us);
+  const double amount_us =
+      std::min(static_cast<double>(std::abs(state.slew_us)), ntp_.max_slew_ppm * since_us / 1e6);
+  return state.slew_us > 0 ? amount_us : -amount_us;
+}
+
+const ClockModel::NtpState& ClockModel::ntp_state(TimeUs true_us) const {
+  if (ntp_.interval_us <= 0) return state_;  // never advanced: all zero
   const std::int64_t syncs = true_us / ntp_.interval_us;
-  if (syncs < synced_) {
-    synced_ = 0;
-    correction_cache_us_ = 0;
-  }
-  for (; synced_ < syncs; ++synced_) {
-    const TimeUs sync_us = (synced_ + 1) * ntp_.interval_us;
+  if (syncs < state_.synced) state_ = NtpState{};
+  const bool slew = ntp_.mode == NtpMode::kSlew;
+  while (state_.synced < syncs) {
+    const TimeUs sync_us = (state_.synced + 1) * ntp_.interval_us;
+    // Rounded up, so the reading does not step back at the sync (see clock.h).
+    state_.correction_us += static_cast<DurationUs>(std::ceil(slewed_us(state_, sync_us)));
+    state_.slew_us = 0;
+    ++state_.synced;
     const DurationUs raw = raw_error_us(sync_us);
-    const DurationUs error = raw + correction_cache_us_;
-    if (error > ntp_.max_error_us || error < -ntp_.max_error_us)
-      correction_cache_us_ = std::clamp(error, -ntp_.max_error_us, ntp_.max_error_us) - raw;
+    const DurationUs error = raw + state_.correction_us;
+    if (std::abs(error) <= ntp_.max_error_us) continue;
+    if (!slew)
+      state_.correction_us = std::clamp(error, -ntp_.max_error_us, ntp_.max_error_us) - raw;
+    else if (std::abs(error) > ntp_.step_threshold_us)
+      state_.correction_us = -raw;
+    else
+      state_.slew_us = -error;
   }
-  return correction_cache_us_;
+  return state_;
 }
 
 DurationUs ClockModel::error_us(TimeUs true_us) const {
   if (exact_) return 0;
-  return raw_error_us(true_us) + correction_us(true_us);
+  const Segment& s = segment_at(true_us);
+  const NtpState& state = ntp_state(true_us);
+  // One floor over the drift and the slew (clock.h); without a slew this is raw + correction.
+  const double drift_us = s.drift_ppm * static_cast<double>(true_us - s.at_us) / 1e6;
+  return s.error_us + state.correction_us +
+         static_cast<DurationUs>(std::floor(drift_us + slewed_us(state, true_us)));
 }
 
 TimeUs ClockModel::monotonic_us(TimeUs true_us) const {

@@ -6,11 +6,23 @@
 //   raw(t)   = e_s + floor(ppm_s * (t - at_s) / 1e6)     for the last change s with at_s <= t
 //              (e_s: the error at at_s: the previous segment's error carried forward, then set
 //              (offset) or stepped (jump); ppm_s: the drift in force from at_s on)
-//   c_k      = the NTP correction after the k-th sync at true time k * interval:
-//              c_0 = 0; c_k = c_{k-1} if |raw(t_k) + c_{k-1}| <= max_error,
-//                       else clamp(raw(t_k) + c_{k-1}, -max_error, max_error) - raw(t_k)
+//              A fault with `for` adds a change at at + for that undoes it: a step back by the
+//              step it made, or the drift rate before it.
+//   c_k      = the NTP correction after the k-th sync at true time t_k = k * interval, c_0 = 0.
+//              Step mode: c_k = c_{k-1} if |raw(t_k) + c_{k-1}| <= max_error,
+//                         else clamp(raw(t_k) + c_{k-1}, -max_error, max_error) - raw(t_k)
 //   error(t) = raw(t) + c_{floor(t / interval)}          (c = 0 without NTP)
 //   reading  = kEpochUnixUs + t + error(t)
+//
+// Slew mode plans a slew d_k at each sync instead of a step: with e = raw(t_k) + c_k (c_k as
+// carried, see below), d_k = 0 if |e| <= max_error, -e if |e| <= step_threshold (then c_k stays),
+// and beyond the threshold the clock is stepped to 0 (c_k = -raw(t_k), d_k = 0). Between syncs the
+// slew applied so far, s_k(t) = sign(d_k) * min(|d_k|, rate * (t - t_k) / 1e6), joins the drift
+// inside one floor:
+//   error(t) = e_s + c_k + floor(ppm_s * (t - at_s) / 1e6 + s_k(t))
+// and the next sync carries c_{k+1} = c_k + ceil(s_k(t_{k+1})) before measuring. Rounding up
+// (never down) at the sync and one floor over drift and slew keep the reading non-decreasing
+// under a slew while |ppm| + rate < 1e6 (only clock faults step it).
 //
 // The monotonic clock (what a process measures elapsed time with) runs at the drifting rate but
 // never jumps and is never corrected: monotonic(t) = t + the drift accumulated up to t.
@@ -52,7 +64,15 @@ class ClockModel {
   const Segment& segment_at(TimeUs true_us) const;
   static DurationUs drift_over(double ppm, DurationUs span_us);
   DurationUs raw_error_us(TimeUs true_us) const;
-  DurationUs correction_us(TimeUs true_us) const;
+  // The NTP state in force at true_us: the correction carried at the last sync and the slew
+  // planned there (0 in step mode).
+  struct NtpState {
+    std::int64_t synced = 0;  // k: syncs done
+    DurationUs correction_us = 0;
+    DurationUs slew_us = 0;
+  };
+  const NtpState& ntp_state(TimeUs true_us) const;
+  double slewed_us(const NtpState& state, TimeUs true_us) const;
 
   std::vector<Segment> segments_{Segment{}};  // at_us strictly increasing, first at 0
   NtpSpec ntp_;
@@ -60,8 +80,7 @@ class ClockModel {
   // NTP corrections are computed forward from the last one asked for (readings mostly move
   // forward in time); an earlier time restarts from sync 0. A cache only: results do not depend
   // on it.
-  mutable std::int64_t synced_ = 0;
-  mutable DurationUs correction_cache_us_ = 0;
+  mutable NtpState state_;
 };
 
 }  // namespace rlsim
