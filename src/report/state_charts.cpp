@@ -65,17 +65,13 @@ void redis_charts(const TimeFrame& frame, std::vector<Chart>& charts) {
   const RunResult& result = frame.result;
   // In a multi-region run the report's node is the home region's.
   const char* node = result.scenario->regions.enabled() ? "Home Redis node" : "Redis node";
-  Chart ops =
-      time_chart(frame, "redis-ops",
-                 fmt::format("{}: commands per second (each strategy's run has its own)", node),
-                 "commands per second");
-  Chart utilization = time_chart(
-      frame, "redis-utilization",
-      fmt::format("{}: utilization, the share of the time its single thread was busy", node),
-      "utilization (%)");
+  Chart ops = time_chart(frame, "redis-ops", fmt::format("{}: commands per second", node),
+                         "commands per second");
+  Chart utilization =
+      time_chart(frame, "redis-utilization",
+                 fmt::format("{}: utilization (share of the time busy)", node), "utilization (%)");
   Chart queue =
-      time_chart(frame, "redis-queue",
-                 fmt::format("{}: longest queue of commands waiting ahead of a call", node),
+      time_chart(frame, "redis-queue", fmt::format("{}: longest queue ahead of a call", node),
                  "commands queued");
   bool queued = false;
   for (std::size_t i = 0; i < result.strategies.size(); ++i) {
@@ -100,9 +96,9 @@ void redis_charts(const TimeFrame& frame, std::vector<Chart>& charts) {
 // Decisions each strategy's on_error policy made instead of Redis, per second: when the fallback
 // was active, and how much of the traffic it decided.
 void fallback_chart(const TimeFrame& frame, std::vector<Chart>& charts) {
-  Chart chart = time_chart(frame, "fallback",
-                           "Fallback active: decisions the on_error policy made instead of Redis",
-                           "fallback decisions per second");
+  Chart chart =
+      time_chart(frame, "fallback", "Fallback active: decisions made by on_error instead of Redis",
+                 "fallback decisions per second");
   for (std::size_t i = 0; i < frame.result.strategies.size(); ++i) {
     const StrategyResult& strategy = frame.result.strategies[i];
     const ordered_json* resilience = field(strategy.extra_fields, "resilience");
@@ -123,11 +119,10 @@ void fallback_chart(const TimeFrame& frame, std::vector<Chart>& charts) {
 Chart breaker_chart(const TimeFrame& frame, std::size_t index, const ordered_json& breaker) {
   const StrategyResult& strategy = frame.result.strategies[index];
   const bool truncated = breaker.value("timeline_truncated", false);
-  Chart chart =
-      time_chart(frame, fmt::format("breaker-{}", index + 1),
-                 fmt::format("{}: circuit breaker state of each instance{}", strategy.label,
-                             truncated ? " (timeline truncated: later transitions not shown)" : ""),
-                 "instances");
+  Chart chart = time_chart(frame, fmt::format("breaker-{}", index + 1),
+                           fmt::format("{}: circuit breaker state of each instance{}",
+                                       strategy.label, truncated ? " (timeline truncated)" : ""),
+                           "instances");
   ChartSeries closed{"closed (calls Redis)", "#009E73", {}, true, false, true};
   ChartSeries half_open{"half-open (probing)", "#E69F00", {}, true, false, true};
   ChartSeries open{"open (fallback, no Redis call)", "#D55E00", {}, true, false, true};
@@ -181,9 +176,9 @@ void clock_chart(const TimeFrame& frame, std::vector<Chart>& charts) {
     if (series == nullptr) continue;
     Chart chart = time_chart(
         frame, "clock-error",
-        fmt::format("Clock error per instance and of the Redis node (reading minus true time){}",
+        fmt::format("Clock error per instance and of the Redis node{}",
                     (*series).value("instances_truncated", false) ? ", first 32 instances" : ""),
-        "clock error (ms)");
+        "clock minus true time (ms)");
     const double step_us = (*series)["step_s"].get<double>() * kUsPerS;
     const auto samples = [&](const ordered_json& errors, std::string name,
                              const std::string& line_color, bool dashed) {
@@ -217,11 +212,11 @@ void region_charts(const TimeFrame& frame, std::vector<Chart>& charts) {
   for (std::size_t i = 0; i < frame.result.strategies.size(); ++i) {
     const StrategyResult& strategy = frame.result.strategies[i];
     if (!strategy.regions.is_array() || strategy.regions.empty()) continue;
-    Chart chart = time_chart(
-        frame, fmt::format("regions-{}", i + 1),
-        fmt::format("{}: most admitted for one {} per {} window, per region and across regions",
-                    strategy.label, to_string(first.key), format_duration(first.window_us)),
-        "admitted per window");
+    Chart chart =
+        time_chart(frame, fmt::format("regions-{}", i + 1),
+                   fmt::format("{}: most admitted per {} per {} window, by region", strategy.label,
+                               to_string(first.key), format_duration(first.window_us)),
+                   "admitted per window");
     for (std::size_t r = 0; r < strategy.regions.size(); ++r) {
       const ordered_json& region = strategy.regions[r];
       const ordered_json* series = field(region, "series");

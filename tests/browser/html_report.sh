@@ -59,7 +59,7 @@ check_page() {  # NAME EXPECTED...
 }
 check_page redis-outage 'id="chart-redis-ops"' 'id="chart-redis-utilization"' \
   'id="chart-fallback"' 'id="chart-breaker-4"' 'data-name="open (fallback, no Redis call)"' \
-  'Fallback active: decisions the on_error policy made instead of Redis' \
+  'Fallback active: decisions made by on_error instead of Redis' \
   'Redis node: commands per second' '<g class="band"><title>redis_down</title>'
 check_page vm-resume 'id="chart-clock-error"' 'data-name="Redis node"' \
   'data-name="instance 1"' 'Clock error per instance and of the Redis node'
