@@ -224,13 +224,14 @@ double y_at(const ChartSeries& series, double x) {
   return y;
 }
 
-// Every chart of the page is a time chart: each shades each of the scenario's fault windows.
-void check_page(const std::string& html, std::size_t faults) {
+// Every chart of the page is a time chart: each shades each of the scenario's fault windows and
+// marks each clock fault.
+void check_page(const std::string& html, std::size_t bands) {
   INFO(xml_problem(html));
   CHECK(xml_problem(html).empty());
   CHECK(html.find("<script") == std::string::npos);
   CHECK(html.find("https://") == std::string::npos);
-  CHECK(count(html, "<g class=\"band\">") == faults * count(html, "<svg "));
+  CHECK(count(html, "<g class=\"band\">") == bands * count(html, "<svg "));
 }
 
 }  // namespace
@@ -239,7 +240,7 @@ TEST_CASE("redis-outage: Redis load, fallback and breaker charts, each with the 
   const Scenario s = load_scenario(RLSIM_SOURCE_DIR "/scenarios/redis-outage.json");
   const RunResult result = rlsim::testing::run_text(s);
   const std::string html = report_html(result, "rlsim run scenarios/redis-outage.json");
-  check_page(html, s.faults.size());
+  check_page(html, s.faults.size() + s.instances.clock.faults.size());
   for (const char* id : {"redis-ops", "redis-utilization", "fallback", "breaker-4"})
     CHECK(html.find(fmt::format("id=\"chart-{}\"", id)) != std::string::npos);
   // Only the fourth strategy has a breaker.
@@ -283,7 +284,7 @@ TEST_CASE("redis-saturation: utilization and queue over time follow the node's t
   const Scenario s = load_scenario(RLSIM_SOURCE_DIR "/scenarios/redis-saturation.json");
   const RunResult result = rlsim::testing::run_text(s);
   const std::string html = report_html(result, "rlsim run scenarios/redis-saturation.json");
-  check_page(html, s.faults.size());
+  check_page(html, s.faults.size() + s.instances.clock.faults.size());
   const std::vector<Chart> charts = report_charts(result);
   const Chart* utilization = find_chart(charts, "redis-utilization");
   const Chart* queue = find_chart(charts, "redis-queue");
@@ -311,11 +312,12 @@ TEST_CASE("vm-resume and clock-skew: clock error per instance and of the Redis n
   const Scenario s = load_scenario(RLSIM_SOURCE_DIR "/scenarios/vm-resume.json");
   const RunResult result = rlsim::testing::run_text(s);
   const std::string html = report_html(result, "rlsim run scenarios/vm-resume.json");
-  check_page(html, s.faults.size());
+  check_page(html, s.faults.size() + s.instances.clock.faults.size());
   const std::vector<Chart> charts = report_charts(result);
   const Chart* clock = find_chart(charts, "clock-error");
   REQUIRE(clock != nullptr);
   CHECK(count(html, "id=\"chart-clock-error\"") == 1);  // once, not per strategy
+  CHECK(html.find("<g class=\"band\"><title>clock_jump</title>") != std::string::npos);
   const ChartSeries* resumed = find_series(*clock, "instance 1");
   REQUIRE(resumed != nullptr);
   CHECK(max_y(*resumed) == 5000);  // the 5 s jump, in ms
@@ -341,7 +343,7 @@ TEST_CASE("multi-region: admitted per region and across regions against the limi
   const Scenario s = load_scenario(RLSIM_SOURCE_DIR "/scenarios/multi-region.json");
   const RunResult result = rlsim::testing::run_text(s);
   const std::string html = report_html(result, "rlsim run scenarios/multi-region.json");
-  check_page(html, s.faults.size());
+  check_page(html, s.faults.size() + s.instances.clock.faults.size());
   const std::vector<Chart> charts = report_charts(result);
   const double limit = static_cast<double>(s.limits.front().limit);
   for (std::size_t i = 0; i < result.strategies.size(); ++i) {

@@ -62,7 +62,8 @@ check_page redis-outage 'id="chart-redis-ops"' 'id="chart-redis-utilization"' \
   'Fallback active: decisions made by on_error instead of Redis' \
   'Redis node: commands per second' '<g class="band"><title>redis_down</title>'
 check_page vm-resume 'id="chart-clock-error"' 'data-name="Redis node"' \
-  'data-name="instance 1"' 'Clock error per instance and of the Redis node'
+  'data-name="instance 1"' 'Clock error per instance and of the Redis node' \
+  '<g class="band"><title>clock_jump</title>'
 check_page multi-region 'id="chart-regions-1"' 'id="chart-regions-4"' 'data-name="region eu"' \
   'data-name="all regions"' 'data-name="limit (100), per region and global"'
 
