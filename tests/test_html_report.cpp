@@ -264,7 +264,7 @@ TEST_CASE("redis-outage: Redis load, fallback and breaker charts, each with the 
   for (const StrategyResult& strategy : result.strategies) {
     const ChartSeries* series = find_series(*fallback, strategy.label + " (");
     REQUIRE(series != nullptr);
-    const double bucket_s = strategy.extra_fields["resilience"]["fallback_per_s"]["bucket_s"];
+    const double bucket_s = strategy.extra_fields["resilience"]["fallback_series"]["bucket_s"];
     double total = 0, outside = 0;
     for (const auto& [x, y] : series->points) {
       total += y * bucket_s;

@@ -247,7 +247,7 @@ nlohmann::ordered_json FaultSchedule::report(TimeUs end_us) const {
     nlohmann::ordered_json per_s = nlohmann::ordered_json::array();
     for (std::int64_t count : counts)
       per_s.push_back(round4(static_cast<double>(count) / bucket_s));
-    out["resilience"]["fallback_per_s"] = {{"bucket_s", bucket_s}, {"values", per_s}};
+    out["resilience"]["fallback_series"] = {{"bucket_s", bucket_s}, {"values", per_s}};
   }
   if (scenario_.faults.empty()) return out;
   const auto delta = [](const Snapshot& from, const Snapshot& to) {

@@ -104,7 +104,7 @@ void fallback_chart(const TimeFrame& frame, std::vector<Chart>& charts) {
     const ordered_json* resilience = field(strategy.extra_fields, "resilience");
     if (resilience == nullptr || (*resilience)["fallback_decisions"].get<std::int64_t>() == 0)
       continue;
-    if (const ordered_json* series = field(*resilience, "fallback_per_s")) {
+    if (const ordered_json* series = field(*resilience, "fallback_series")) {
       chart.series.push_back(bucket_series(
           *series, frame,
           fmt::format("{} ({})", strategy.label, (*resilience)["policy"].get<std::string>()),
