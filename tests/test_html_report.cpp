@@ -1,5 +1,7 @@
 // The HTML report and its SVG charts: self-contained, well-formed, deterministic, escaped, and
 // showing what the run measured.
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 
 #include "report/html_report.h"
@@ -83,8 +85,12 @@ TEST_CASE("the HTML report of the overshoot demo shows 10x against the limit, se
   CHECK(html.find("https://") == std::string::npos);
   CHECK(html.find("<link") == std::string::npos);
   // The charts and the summary.
-  // admitted, instances, latency, and one stacked-by-instance chart per strategy.
-  CHECK(count(html, "<svg ") == 5);
+  // admitted, instances, latency, one stacked-by-instance chart per strategy, and the Redis
+  // node's ops/s and utilization (redis_fixed_window calls it; nothing queues, nothing fails, no
+  // clock model, no regions: no other chart).
+  CHECK(count(html, "<svg ") == 7);
+  CHECK(html.find("id=\"chart-redis-ops\"") != std::string::npos);
+  CHECK(html.find("id=\"chart-redis-utilization\"") != std::string::npos);
   CHECK(html.find("id=\"chart-admitted\"") != std::string::npos);
   CHECK(html.find("id=\"chart-instances\"") != std::string::npos);
   CHECK(html.find("id=\"chart-latency\"") != std::string::npos);
@@ -187,5 +193,198 @@ TEST_CASE("the Markdown report has the summary table and links its charts") {
   CHECK(md.find("| redis_fixed_window | holds the limit | 19777 | 1000 |") != std::string::npos);
   CHECK(md.find("](admitted.svg)") != std::string::npos);
   CHECK(md.find("](instances.svg)") != std::string::npos);
-  CHECK(report_charts(result).size() == 5);
+  CHECK(report_charts(result).size() == 7);
+}
+
+namespace {
+
+const Chart* find_chart(const std::vector<Chart>& charts, const std::string& id) {
+  for (const Chart& chart : charts)
+    if (chart.id == id) return &chart;
+  return nullptr;
+}
+
+const ChartSeries* find_series(const Chart& chart, const std::string& prefix) {
+  for (const ChartSeries& series : chart.series)
+    if (series.name.rfind(prefix, 0) == 0) return &series;
+  return nullptr;
+}
+
+double max_y(const ChartSeries& series) {
+  double out = -1e300;
+  for (const auto& point : series.points) out = std::max(out, point.second);
+  return out;
+}
+
+// The series' value at x (a step line holds each value until the next point).
+double y_at(const ChartSeries& series, double x) {
+  double y = 0;
+  for (const auto& point : series.points)
+    if (point.first <= x) y = point.second;
+  return y;
+}
+
+// Every chart of the page is a time chart: each shades each of the scenario's fault windows and
+// marks each clock fault.
+void check_page(const std::string& html, std::size_t bands) {
+  INFO(xml_problem(html));
+  CHECK(xml_problem(html).empty());
+  CHECK(html.find("<script") == std::string::npos);
+  CHECK(html.find("https://") == std::string::npos);
+  CHECK(count(html, "<g class=\"band\">") == bands * count(html, "<svg "));
+}
+
+}  // namespace
+
+TEST_CASE("redis-outage: Redis load, fallback and breaker charts, each with the outage shaded") {
+  const Scenario s = load_scenario(RLSIM_SOURCE_DIR "/scenarios/redis-outage.json");
+  const RunResult result = rlsim::testing::run_text(s);
+  const std::string html = report_html(result, "rlsim run scenarios/redis-outage.json");
+  check_page(html, s.faults.size() + s.instances.clock.faults.size());
+  for (const char* id : {"redis-ops", "redis-utilization", "fallback", "breaker-4"})
+    CHECK(html.find(fmt::format("id=\"chart-{}\"", id)) != std::string::npos);
+  // Only the fourth strategy has a breaker.
+  CHECK(html.find("id=\"chart-breaker-1\"") == std::string::npos);
+  const std::vector<Chart> charts = report_charts(result);
+  // Minutes: the outage is [3, 3 1/3).
+  const Chart* breaker = find_chart(charts, "breaker-4");
+  REQUIRE(breaker != nullptr);
+  const ChartSeries* open = find_series(*breaker, "open");
+  const ChartSeries* closed = find_series(*breaker, "closed");
+  REQUIRE(open != nullptr);
+  REQUIRE(closed != nullptr);
+  CHECK(y_at(*open, 2.9) == 0);
+  CHECK(y_at(*open, 3.1) == 10);  // every instance's breaker opened during the outage
+  CHECK(y_at(*open, 4.5) == 0);   // and closed again after it
+  CHECK(y_at(*closed, 1.0) == 10);
+  // The fallback chart counts every fallback decision once, in the outage.
+  const Chart* fallback = find_chart(charts, "fallback");
+  REQUIRE(fallback != nullptr);
+  CHECK(fallback->series.size() == 4);
+  for (const StrategyResult& strategy : result.strategies) {
+    const ChartSeries* series = find_series(*fallback, strategy.label + " (");
+    REQUIRE(series != nullptr);
+    const double bucket_s = strategy.extra_fields["resilience"]["fallback_series"]["bucket_s"];
+    double total = 0, outside = 0;
+    for (const auto& [x, y] : series->points) {
+      total += y * bucket_s;
+      if (x < 3.0 || x >= 3.5) outside += y * bucket_s;
+    }
+    CHECK(total == Approx(strategy.extra_fields["resilience"]["fallback_decisions"].get<double>()));
+    CHECK(outside < 0.01 * total);
+  }
+  // The node executes nothing while it is down, and about 100 commands a second before.
+  const Chart* ops = find_chart(charts, "redis-ops");
+  REQUIRE(ops != nullptr);
+  CHECK(y_at(*find_series(*ops, "circuit_breaker"), 1.0) > 50);
+  CHECK(y_at(*find_series(*ops, "circuit_breaker"), 3.2) < 5);
+}
+
+TEST_CASE("redis-saturation: utilization and queue over time follow the node's totals") {
+  const Scenario s = load_scenario(RLSIM_SOURCE_DIR "/scenarios/redis-saturation.json");
+  const RunResult result = rlsim::testing::run_text(s);
+  const std::string html = report_html(result, "rlsim run scenarios/redis-saturation.json");
+  check_page(html, s.faults.size() + s.instances.clock.faults.size());
+  const std::vector<Chart> charts = report_charts(result);
+  const Chart* utilization = find_chart(charts, "redis-utilization");
+  const Chart* queue = find_chart(charts, "redis-queue");
+  REQUIRE(utilization != nullptr);
+  REQUIRE(queue != nullptr);
+  for (const StrategyResult& strategy : result.strategies) {
+    const auto& node = strategy.extra_fields["redis_node"];
+    const ChartSeries* series = find_series(*utilization, strategy.label);
+    REQUIRE(series != nullptr);
+    // The busy time per bucket adds up to the run's utilization (busy time over the duration,
+    // the requests that drain after the end included).
+    const double bucket_s = node["utilization_series"]["bucket_s"];
+    const double duration_s = static_cast<double>(s.duration_us) / kUsPerS;
+    double busy_s = 0;
+    for (const auto& point : series->points) busy_s += point.second / 100 * bucket_s;
+    CHECK(busy_s / duration_s == Approx(node["utilization"].get<double>()).margin(0.001));
+    CHECK(max_y(*series) <= 100.0);
+    CHECK(max_y(*series) > 90.0);  // the 50,000 req/s second saturates the node
+    // The longest queue of any bucket is at least the p99 of every call's queue.
+    CHECK(max_y(*find_series(*queue, strategy.label)) >= node["queue_length_p99"].get<double>());
+  }
+}
+
+TEST_CASE("vm-resume and clock-skew: clock error per instance and of the Redis node") {
+  const Scenario s = load_scenario(RLSIM_SOURCE_DIR "/scenarios/vm-resume.json");
+  const RunResult result = rlsim::testing::run_text(s);
+  const std::string html = report_html(result, "rlsim run scenarios/vm-resume.json");
+  check_page(html, s.faults.size() + s.instances.clock.faults.size());
+  const std::vector<Chart> charts = report_charts(result);
+  const Chart* clock = find_chart(charts, "clock-error");
+  REQUIRE(clock != nullptr);
+  CHECK(count(html, "id=\"chart-clock-error\"") == 1);  // once, not per strategy
+  CHECK(html.find("<g class=\"band\"><title>clock_jump</title>") != std::string::npos);
+  const ChartSeries* resumed = find_series(*clock, "instance 1");
+  REQUIRE(resumed != nullptr);
+  CHECK(max_y(*resumed) == 5000);  // the 5 s jump, in ms
+  CHECK(find_series(*clock, "Redis node") != nullptr);
+  CHECK(find_chart(charts, "fallback") == nullptr);  // Redis never failed
+  CHECK(find_chart(charts, "regions-1") == nullptr);
+
+  const Scenario skew = load_scenario(RLSIM_SOURCE_DIR "/scenarios/clock-skew.json");
+  const RunResult skewed = rlsim::testing::run_text(skew);
+  const std::vector<Chart> skew_charts = report_charts(skewed);
+  const Chart* skew_chart = find_chart(skew_charts, "clock-error");
+  REQUIRE(skew_chart != nullptr);
+  double lowest = 0;
+  for (const ChartSeries& series : skew_chart->series)
+    for (const auto& point : series.points) lowest = std::min(lowest, point.second);
+  CHECK(lowest < 0);  // a clock behind true time: the axis goes below 0
+  const std::string svg = render_svg(*skew_chart);
+  CHECK(xml_problem(svg).empty());
+  CHECK(svg.find(">-") != std::string::npos);  // a negative tick label
+}
+
+TEST_CASE("multi-region: admitted per region and across regions against the limit") {
+  const Scenario s = load_scenario(RLSIM_SOURCE_DIR "/scenarios/multi-region.json");
+  const RunResult result = rlsim::testing::run_text(s);
+  const std::string html = report_html(result, "rlsim run scenarios/multi-region.json");
+  check_page(html, s.faults.size() + s.instances.clock.faults.size());
+  const std::vector<Chart> charts = report_charts(result);
+  const double limit = static_cast<double>(s.limits.front().limit);
+  for (std::size_t i = 0; i < result.strategies.size(); ++i) {
+    const StrategyResult& strategy = result.strategies[i];
+    const Chart* chart = find_chart(charts, fmt::format("regions-{}", i + 1));
+    REQUIRE(chart != nullptr);
+    CHECK(html.find(fmt::format("id=\"chart-regions-{}\"", i + 1)) != std::string::npos);
+    const ChartSeries* all = find_series(*chart, "all regions");
+    REQUIRE(all != nullptr);
+    CHECK(max_y(*all) == strategy.totals.limits.front().max_in_window);
+    CHECK(find_series(*chart, "limit (100)") != nullptr);
+    for (const auto& region : strategy.regions) {
+      const ChartSeries* line = find_series(*chart, "region " + region["name"].get<std::string>());
+      REQUIRE(line != nullptr);
+      CHECK(max_y(*line) / limit == Approx(region["overshoot"].get<double>()).margin(0.01));
+    }
+  }
+  // region_local holds the limit in each region and overshoots it across regions.
+  const Chart* local = find_chart(charts, "regions-1");
+  CHECK(max_y(*find_series(*local, "region eu")) <= limit);
+  CHECK(max_y(*find_series(*local, "all regions")) > limit);
+}
+
+TEST_CASE("negative values put 0 inside the axis, with the lower values below it") {
+  Chart chart;
+  chart.id = "neg";
+  chart.title = "t";
+  chart.series.push_back({"behind", "#000000", {{0, -50}, {10, -50}}, false, false});
+  chart.series.push_back({"zero", "#000000", {{0, 0}, {10, 0}}, false, false});
+  chart.series.push_back({"ahead", "#000000", {{0, 100}, {10, 100}}, false, false});
+  const std::string svg = render_svg(chart);
+  CHECK(xml_problem(svg).empty());
+  std::vector<double> ys;
+  for (std::size_t at = svg.find("d=\"M"); at != std::string::npos;
+       at = svg.find("d=\"M", at + 1)) {
+    const std::size_t space = svg.find(' ', at);
+    ys.push_back(std::stod(svg.substr(space + 1)));
+  }
+  REQUIRE(ys.size() == 3);
+  CHECK(ys[0] > ys[1]);  // SVG y grows downwards: -50 is below 0
+  CHECK((ys[1] - ys[2]) == Approx(2 * (ys[0] - ys[1])).epsilon(0.01));
+  CHECK(svg.find(">-") != std::string::npos);
+  CHECK(svg.find("e-1") == std::string::npos);  // no tick like -1.4e-17
 }

@@ -32,3 +32,16 @@ TEST_CASE("node stats: a hot key survives a stream of one-off keys") {
   CHECK(hot[0].first == "rl:global:1");
   CHECK(hot[0].second == 10'000);  // never evicted: it is never the smallest counter
 }
+
+TEST_CASE("node stats: busy time per bucket is split at bucket edges, longest queue per bucket") {
+  NodeStats stats;
+  stats.set_bucket_us(1'000);
+  stats.on_execute({{"INCR", "a"}}, 100, 200, 2);      // [100, 300): bucket 0
+  stats.on_execute({{"INCR", "a"}}, 900, 300, 7);      // [900, 1200): 100 in 0, 200 in 1
+  stats.on_execute({{"INCR", "a"}}, 1'500, 2'000, 1);  // [1500, 3500): 500, 1000, 500
+  CHECK(stats.busy_per_bucket() == std::vector<DurationUs>{300, 700, 1'000, 500});
+  CHECK(stats.busy_us() == 2'500);  // the per-bucket times add up to the total
+  // A call's queue counts in the bucket where its service starts.
+  CHECK(stats.max_queue_per_bucket() == std::vector<std::int64_t>{7, 1});
+  CHECK(stats.ops_per_bucket() == std::vector<std::uint64_t>{2, 1});
+}

@@ -85,7 +85,11 @@ void numeric_leaves(const ordered_json& node, const std::string& path,
     out.emplace_back(path, node.get<double>());
   } else if (node.is_object()) {
     for (auto it = node.begin(); it != node.end(); ++it) {
-      if (path.empty() && it.key() == "series") continue;
+      // Time series (the per-window "series", clock and region series, "*_series" per bucket)
+      // are neither summarised over seeds nor compared with a baseline: one number per sample.
+      const std::string& key = it.key();
+      if (key == "series" || (key.size() > 7 && key.compare(key.size() - 7, 7, "_series") == 0))
+        continue;
       numeric_leaves(it.value(), path.empty() ? it.key() : path + "." + it.key(), out);
     }
   } else if (node.is_array()) {

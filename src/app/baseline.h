@@ -41,8 +41,8 @@ struct BaselineOutcome {
 
 // Compares `report` with `baseline` (both whole reports of the same scenario and seed). Only
 // labels in `selected` are compared when it is set (--strategy); a selected label in only one of
-// the two reports fails. Metrics under "series" are not compared; metrics only in the new report
-// are ignored (reports gain fields over time), metrics only in the baseline fail.
+// the two reports fails. Time series ("series", "*_series") are not compared; metrics only in the
+// new report are ignored (reports gain fields over time), metrics only in the baseline fail.
 std::vector<BaselineOutcome> compare_to_baseline(
     const nlohmann::ordered_json& baseline, const nlohmann::ordered_json& report,
     const std::optional<std::set<std::string>>& selected);

@@ -82,7 +82,8 @@ FaultSchedule::FaultSchedule(const Scenario& scenario, Simulator& sim, RedisServ
       instance_counts_(instance_counts),
       active_(scenario.faults.size(), false),
       windows_(scenario.faults.size()),
-      stopped_(scenario.faults.size(), 0) {}
+      stopped_(scenario.faults.size(), 0),
+      resilient_(dynamic_cast<const ResilientStrategy*>(&strategy)) {}
 
 void FaultSchedule::start() {
   for (RedisServer* server : servers_) server->set_pool_size(scenario_.redis.pool_size);
@@ -192,6 +193,14 @@ void FaultSchedule::restart(std::size_t index) {
 
 void FaultSchedule::on_decision(const Request& request, TimeUs decided_us) {
   if (decided_us - request.arrival_us >= scenario_.redis.timeout_us) ++waited_full_timeout_;
+  if (resilient_ != nullptr && resilient_->fallback_decisions() > fallback_seen_) {
+    const auto bucket = static_cast<std::size_t>(decided_us / server_.node_stats().bucket_us());
+    if (bucket < NodeStats::kMaxBuckets) {  // as the ops/s series: memory stays bounded
+      if (fallback_per_bucket_.size() <= bucket) fallback_per_bucket_.resize(bucket + 1, 0);
+      fallback_per_bucket_[bucket] += resilient_->fallback_decisions() - fallback_seen_;
+    }
+    fallback_seen_ = resilient_->fallback_decisions();
+  }
   if (recovering_.empty()) return;
   std::int64_t excess = 0;
   for (const LimitMetrics& limit : oracle_.totals().limits) excess += limit.excess;
@@ -216,6 +225,9 @@ nlohmann::ordered_json FaultSchedule::report(TimeUs end_us) const {
     nlohmann::ordered_json ops = nlohmann::ordered_json::array();
     for (std::uint64_t count : node.ops_per_bucket())
       ops.push_back(round4(static_cast<double>(count) / bucket_s));
+    nlohmann::ordered_json utilization = nlohmann::ordered_json::array();
+    for (DurationUs busy_us : node.busy_per_bucket())
+      utilization.push_back(round4(static_cast<double>(busy_us) / (bucket_s * kUsPerS)));
     const double span_us = static_cast<double>(std::max<TimeUs>(end_us, 1));
     out["redis_node"] = {{"commands", stats.commands},
                          {"commandstats", commandstats},
@@ -237,10 +249,22 @@ nlohmann::ordered_json FaultSchedule::report(TimeUs end_us) const {
                            {"waits", stats.pool_waits},
                            {"wait_total_us", stats.pool_wait_total_us},
                            {"max_wait_us", stats.max_pool_wait_us}}},
-                         {"ops_per_s", {{"bucket_s", bucket_s}, {"values", ops}}}};
+                         {"ops_per_s", {{"bucket_s", bucket_s}, {"values", ops}}},
+                         {"utilization_series", {{"bucket_s", bucket_s}, {"values", utilization}}},
+                         {"queue_length_max_series",
+                          {{"bucket_s", bucket_s}, {"values", node.max_queue_per_bucket()}}}};
   }
-  if (const auto* resilient = dynamic_cast<const ResilientStrategy*>(&strategy_))
-    out["resilience"] = resilient->report(end_us);
+  if (resilient_ != nullptr) {
+    out["resilience"] = resilient_->report(end_us);
+    const double bucket_s = seconds(server_.node_stats().bucket_us());
+    // As many buckets as the ops/s series: no fallback after the last one reads as 0, not absent.
+    std::vector<std::int64_t> counts = fallback_per_bucket_;
+    counts.resize(std::max(counts.size(), server_.node_stats().ops_per_bucket().size()), 0);
+    nlohmann::ordered_json per_s = nlohmann::ordered_json::array();
+    for (std::int64_t count : counts)
+      per_s.push_back(round4(static_cast<double>(count) / bucket_s));
+    out["resilience"]["fallback_series"] = {{"bucket_s", bucket_s}, {"values", per_s}};
+  }
   if (scenario_.faults.empty()) return out;
   const auto delta = [](const Snapshot& from, const Snapshot& to) {
     return nlohmann::ordered_json{

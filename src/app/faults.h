@@ -17,6 +17,8 @@
 
 namespace rlsim {
 
+class ResilientStrategy;
+
 // How active faults combine (docs/faults.md#overlapping-faults): the server is down if any
 // redis_down (or partition of all instances) is active, black hole winning over refuse; latency
 // multipliers multiply and added latency and jitter add; service multipliers multiply; an
@@ -87,6 +89,11 @@ class FaultSchedule final : public EventTarget {
   std::vector<std::size_t> recovering_;  // ended faults whose recovery is still measured
   std::int64_t excess_seen_ = 0;
   std::int64_t waited_full_timeout_ = 0;
+  // Decisions the on_error policy made instead of Redis, per bucket of the Redis node's ops/s
+  // series (for the report's fallback chart); null when the strategy has no policy.
+  const ResilientStrategy* resilient_ = nullptr;
+  std::int64_t fallback_seen_ = 0;
+  std::vector<std::int64_t> fallback_per_bucket_;
 };
 
 }  // namespace rlsim

@@ -85,19 +85,29 @@ nlohmann::ordered_json RegionRun::report() const {
       overshoot = std::max(overshoot, limit.overshoot);
       excess = std::max(excess, limit.excess);
     }
-    out.push_back({{"name", scenario_.regions.list[r].name},
-                   {"instances", scenario_.regions.list[r].instances},
-                   {"home", r == scenario_.regions.home},
-                   {"offered", totals.offered},
-                   {"allowed", totals.allowed},
-                   {"denied", totals.denied},
-                   {"errors", totals.errors},
-                   {"overshoot", round4(overshoot)},
-                   {"excess", excess},
-                   {"latency_us",
-                    {{"p50", totals.latency_us.quantile(0.5)},
-                     {"p99", totals.latency_us.quantile(0.99)},
-                     {"max", totals.latency_us.max()}}}});
+    // The region's own per-window view of the first limit, for the report's per-region chart.
+    nlohmann::ordered_json windows = nlohmann::ordered_json::array();
+    for (const SeriesPoint& point : totals.series)
+      windows.push_back({{"start_s", static_cast<double>(point.start_us) / kUsPerS},
+                         {"admitted", point.admitted},
+                         {"max_per_key", point.max_per_key}});
+    out.push_back(
+        {{"name", scenario_.regions.list[r].name},
+         {"instances", scenario_.regions.list[r].instances},
+         {"home", r == scenario_.regions.home},
+         {"offered", totals.offered},
+         {"allowed", totals.allowed},
+         {"denied", totals.denied},
+         {"errors", totals.errors},
+         {"overshoot", round4(overshoot)},
+         {"excess", excess},
+         {"latency_us",
+          {{"p50", totals.latency_us.quantile(0.5)},
+           {"p99", totals.latency_us.quantile(0.99)},
+           {"max", totals.latency_us.max()}}},
+         {"series",
+          {{"window_s", static_cast<double>(scenario_.limits.front().window_us) / kUsPerS},
+           {"windows", windows}}}});
   }
   return out;
 }

@@ -45,8 +45,22 @@ void NodeStats::on_execute(const std::vector<Command>& commands, TimeUs start_us
   queue_length_->record(commands_ahead);
   const auto bucket = static_cast<std::size_t>(start_us / bucket_us_);
   if (bucket < kMaxBuckets) {
-    if (ops_per_bucket_.size() <= bucket) ops_per_bucket_.resize(bucket + 1, 0);
+    if (ops_per_bucket_.size() <= bucket) {
+      ops_per_bucket_.resize(bucket + 1, 0);
+      max_queue_per_bucket_.resize(bucket + 1, 0);
+    }
     ops_per_bucket_[bucket] += commands.size();
+    max_queue_per_bucket_[bucket] = std::max(max_queue_per_bucket_[bucket], commands_ahead);
+  }
+  // Busy time goes to every bucket the execution overlaps, so that no bucket exceeds 100%.
+  for (TimeUs at_us = start_us; at_us < start_us + busy_us;) {
+    const auto index = static_cast<std::size_t>(at_us / bucket_us_);
+    if (index >= kMaxBuckets) break;
+    const TimeUs bucket_end_us = static_cast<TimeUs>(index + 1) * bucket_us_;
+    const TimeUs until_us = std::min(start_us + busy_us, bucket_end_us);
+    if (busy_per_bucket_.size() <= index) busy_per_bucket_.resize(index + 1, 0);
+    busy_per_bucket_[index] += until_us - at_us;
+    at_us = until_us;
   }
   for (const Command& argv : commands) {
     if (argv.empty()) continue;

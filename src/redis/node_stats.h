@@ -47,6 +47,11 @@ class NodeStats {
   const Histogram& call_latency_us() const { return *call_latency_us_; }
   // Commands started per bucket, from time 0; later buckets beyond kMaxBuckets are dropped.
   const std::vector<std::uint64_t>& ops_per_bucket() const { return ops_per_bucket_; }
+  // Server time spent executing per bucket (a call's busy time split across the buckets it
+  // spans), for utilization over time; same buckets as ops_per_bucket.
+  const std::vector<DurationUs>& busy_per_bucket() const { return busy_per_bucket_; }
+  // The longest queue (commands ahead of a starting call) seen in each bucket.
+  const std::vector<std::int64_t>& max_queue_per_bucket() const { return max_queue_per_bucket_; }
 
  private:
   enum class KeyRule { kNone, kFirst, kAll, kPairs, kNumKeys };
@@ -66,6 +71,8 @@ class NodeStats {
   std::unique_ptr<Histogram> call_latency_us_;
   DurationUs bucket_us_ = kUsPerS;
   std::vector<std::uint64_t> ops_per_bucket_;
+  std::vector<DurationUs> busy_per_bucket_;
+  std::vector<std::int64_t> max_queue_per_bucket_;
 };
 
 }  // namespace rlsim

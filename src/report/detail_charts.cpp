@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "report/fault_report.h"
 #include "report/html_report.h"
 
 namespace rlsim {
@@ -25,6 +26,7 @@ Chart stacked_by_instance(const RunResult& result, std::size_t index, double div
   chart.x_label = fmt::format("time ({})", unit);
   chart.y_label = "admitted per window";
   chart.x_max = static_cast<double>(result.scenario->duration_us) / divisor_us;
+  chart.bands = fault_bands(*result.scenario, divisor_us);
   std::size_t slots = 0;
   for (const auto& point : strategy.totals.series)
     slots = std::max(slots, point.admitted_by_instance.size());
@@ -55,6 +57,7 @@ Chart latency_chart(const RunResult& result, double divisor_us, const std::strin
   chart.x_label = fmt::format("time ({})", unit);
   chart.y_label = "microseconds";
   chart.x_max = static_cast<double>(result.scenario->duration_us) / divisor_us;
+  chart.bands = fault_bands(*result.scenario, divisor_us);
   const auto& palette = chart_palette();
   for (std::size_t i = 0; i < result.strategies.size(); ++i) {
     const StrategyResult& strategy = result.strategies[i];

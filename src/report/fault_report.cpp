@@ -65,6 +65,11 @@ std::vector<ChartBand> fault_bands(const Scenario& scenario, double divisor_us) 
                               static_cast<double>(fault.at_us + fault.for_us) / divisor_us,
                               to_string(fault.type)});
   }
+  // Clock faults happen at an instant (a jump, or the start of an offset or a drift): a thin mark.
+  for (const ClockFault& fault : scenario.instances.clock.faults) {
+    const double at = static_cast<double>(fault.at_us) / divisor_us;
+    bands.push_back(ChartBand{at, at, to_string(fault.type)});
+  }
   return bands;
 }
 

@@ -11,7 +11,8 @@ namespace rlsim {
 // "" when no strategy has any of those fields.
 std::string fault_notes(const RunResult& result);
 
-// One shaded band per fault of the scenario, for the time charts (x in units of `divisor_us`).
+// One shaded band per fault of the scenario, and a thin one at each clock fault's instant, for
+// the time charts (x in units of `divisor_us`).
 std::vector<ChartBand> fault_bands(const Scenario& scenario, double divisor_us);
 
 }  // namespace rlsim

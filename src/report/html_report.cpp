@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "report/fault_report.h"
+#include "report/state_charts.h"
 
 namespace rlsim {
 namespace {
@@ -129,6 +130,7 @@ std::vector<Chart> report_charts(const RunResult& result) {
     charts.push_back(std::move(instances));
   }
   append_detail_charts(result, axis.divisor_us, axis.unit, charts);
+  append_state_charts(result, axis.divisor_us, axis.unit, charts);
   return charts;
 }
 

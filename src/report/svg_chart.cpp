@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace rlsim {
 namespace {
@@ -74,16 +75,21 @@ std::string xml_escape(const std::string& text) {
 }
 
 std::string render_svg(const Chart& chart) {
-  double x_max = chart.x_max, y_max = 0;
+  double x_max = chart.x_max, y_max = 0, y_min = 0;
   for (const auto& series : chart.series) {
     for (const auto& [x, y] : series.points) {
       if (chart.x_max <= 0) x_max = std::max(x_max, x);
       y_max = std::max(y_max, y);
+      y_min = std::min(y_min, y);
     }
   }
   if (x_max <= 0) x_max = 1;
-  const double y_step = nice_step(y_max <= 0 ? 1 : y_max * 1.05);
-  const double y_top = std::max(y_step, std::ceil(y_max * 1.05 / y_step) * y_step);
+  // The y axis always includes 0; it extends below 0 only for negative values (a clock behind).
+  const double y_range = (y_max - y_min) * 1.05;
+  const double y_step = nice_step(y_range <= 0 ? 1 : y_range);
+  const double y_top =
+      std::max(y_min < 0 ? 0.0 : y_step, std::ceil(y_max * 1.05 / y_step) * y_step);
+  const double y_bottom = y_min < 0 ? -std::ceil(-y_min * 1.05 / y_step) * y_step : 0.0;
   const double x_step = nice_step(x_max);
   const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
   // The legend wraps onto as many rows as it needs under the plot; the chart grows to fit them.
@@ -101,7 +107,9 @@ std::string render_svg(const Chart& chart) {
   }
   const double height = kHeight + legend_row * kLegendRow;
   const auto px = [&](double x) { return kLeft + x / x_max * plot_w; };
-  const auto py = [&](double y) { return kTop + plot_h - y / y_top * plot_h; };
+  const auto py = [&](double y) {
+    return kTop + plot_h - (y - y_bottom) / (y_top - y_bottom) * plot_h;
+  };
 
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"chart-{}\" class=\"chart\" viewBox=\"0 0 {} "
@@ -126,7 +134,11 @@ std::string render_svg(const Chart& chart) {
         coord(plot_h), coord(from + 2), coord(kTop + 12), xml_escape(band.label));
   }
   // Axes and grid.
-  for (double y = 0; y <= y_top + y_step / 2; y += y_step) {
+  // Ticks as whole multiples of the step, so that no tick reads -1.4e-17 instead of 0.
+  const auto first_tick = static_cast<std::int64_t>(std::llround(y_bottom / y_step));
+  const auto last_tick = static_cast<std::int64_t>(std::llround(y_top / y_step));
+  for (std::int64_t tick = first_tick; tick <= last_tick; ++tick) {
+    const double y = static_cast<double>(tick) * y_step;
     out += fmt::format(
         "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#dddddd\"/><text x=\"{}\" y=\"{}\" "
         "text-anchor=\"end\" fill=\"#333333\">{}</text>\n",

@@ -38,6 +38,35 @@ for expected in 'id="chart-admitted"' 'id="chart-instances"' 'id="summary"' \
   fi
 done
 
+# The state charts, on the scenarios that have their data: the Redis node's load, the fallback and
+# the breaker (redis-outage), the clock errors (vm-resume), the per-region admissions
+# (multi-region); each page well-formed, with every chart's title and the fault windows shaded.
+check_page() {  # NAME EXPECTED...
+  local name=$1
+  shift
+  "$rlsim" run "$source_dir/scenarios/$name.json" --out "$work/$name" >/dev/null
+  for f in "$work/$name/report.html" "$work/$name/"chart-*.svg; do
+    xmllint --noout "$f"
+  done
+  timeout 120 chromium "${chromium_flags[@]}" --dump-dom "file://$work/$name/report.html" \
+    >"$work/$name-dom.html" 2>/dev/null
+  for expected in "$@"; do
+    if ! grep -qF "$expected" "$work/$name-dom.html"; then
+      echo "the rendered $name page lacks $expected" >&2
+      exit 1
+    fi
+  done
+}
+check_page redis-outage 'id="chart-redis-ops"' 'id="chart-redis-utilization"' \
+  'id="chart-fallback"' 'id="chart-breaker-4"' 'data-name="open (fallback, no Redis call)"' \
+  'Fallback active: decisions made by on_error instead of Redis' \
+  'Redis node: commands per second' '<g class="band"><title>redis_down</title>'
+check_page vm-resume 'id="chart-clock-error"' 'data-name="Redis node"' \
+  'data-name="instance 1"' 'Clock error per instance and of the Redis node' \
+  '<g class="band"><title>clock_jump</title>'
+check_page multi-region 'id="chart-regions-1"' 'id="chart-regions-4"' 'data-name="region eu"' \
+  'data-name="all regions"' 'data-name="limit (100), per region and global"'
+
 # A sweep's page: well-formed, and its table and chart present once rendered.
 "$rlsim" sweep "$source_dir/scenarios/overshoot-10x.json" --set instances.count=1,5,10 \
   --metric overshoot --out "$work/sweep" >/dev/null
@@ -52,4 +81,4 @@ for expected in 'id="sweep"' 'id="chart-sweep-overshoot"' 'data-name="in_memory"
     exit 1
   fi
 done
-echo "html report renders: $png_bytes-byte screenshot, charts and summary present; sweep page too"
+echo "html report renders: $png_bytes-byte screenshot, charts and summary present; state charts and sweep page too"

@@ -1,0 +1,266 @@
+#include "report/state_charts.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "report/fault_report.h"
+
+namespace rlsim {
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+// Everything a time chart of this run shares: the x axis and the shaded fault windows.
+struct TimeFrame {
+  const RunResult& result;
+  double divisor_us;
+  std::string unit;
+};
+
+Chart time_chart(const TimeFrame& frame, std::string id, std::string title, std::string y_label) {
+  Chart chart;
+  chart.id = std::move(id);
+  chart.title = std::move(title);
+  chart.x_label = fmt::format("time ({})", frame.unit);
+  chart.y_label = std::move(y_label);
+  chart.x_max = static_cast<double>(frame.result.scenario->duration_us) / frame.divisor_us;
+  chart.bands = fault_bands(*frame.result.scenario, frame.divisor_us);
+  return chart;
+}
+
+const std::string& color(std::size_t index) {
+  const auto& palette = chart_palette();
+  return palette[index % palette.size()];
+}
+
+// A report series {bucket_s, values[]} as a step line from each bucket's start, times `scale`.
+ChartSeries bucket_series(const ordered_json& series, const TimeFrame& frame, std::string name,
+                          const std::string& line_color, double scale) {
+  ChartSeries out{std::move(name), line_color, {}, true, false};
+  const double bucket_us = series["bucket_s"].get<double>() * kUsPerS;
+  const ordered_json& values = series["values"];
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    out.points.emplace_back(static_cast<double>(k) * bucket_us / frame.divisor_us,
+                            values[k].get<double>() * scale);
+  }
+  // A bucket's value holds until the bucket's end, not to the end of the chart.
+  const double end = static_cast<double>(values.size()) * bucket_us / frame.divisor_us;
+  if (!values.empty() &&
+      end < static_cast<double>(frame.result.scenario->duration_us) / frame.divisor_us)
+    out.points.emplace_back(end, 0.0);
+  return out;
+}
+
+const ordered_json* field(const ordered_json& object, const char* name) {
+  if (!object.is_object()) return nullptr;
+  const auto it = object.find(name);
+  return it == object.end() || it->is_null() ? nullptr : &*it;
+}
+
+// The Redis node's commands per second, utilization and longest queue, one line per strategy.
+void redis_charts(const TimeFrame& frame, std::vector<Chart>& charts) {
+  const RunResult& result = frame.result;
+  // In a multi-region run the report's node is the home region's.
+  const char* node = result.scenario->regions.enabled() ? "Home Redis node" : "Redis node";
+  Chart ops = time_chart(frame, "redis-ops", fmt::format("{}: commands per second", node),
+                         "commands per second");
+  Chart utilization =
+      time_chart(frame, "redis-utilization",
+                 fmt::format("{}: utilization (share of the time busy)", node), "utilization (%)");
+  Chart queue =
+      time_chart(frame, "redis-queue", fmt::format("{}: longest queue ahead of a call", node),
+                 "commands queued");
+  bool queued = false;
+  for (std::size_t i = 0; i < result.strategies.size(); ++i) {
+    const StrategyResult& strategy = result.strategies[i];
+    const ordered_json* stats = field(strategy.extra_fields, "redis_node");
+    if (stats == nullptr) continue;
+    if (const ordered_json* series = field(*stats, "ops_per_s"))
+      ops.series.push_back(bucket_series(*series, frame, strategy.label, color(i), 1.0));
+    if (const ordered_json* series = field(*stats, "utilization_series"))
+      utilization.series.push_back(bucket_series(*series, frame, strategy.label, color(i), 100.0));
+    if (const ordered_json* series = field(*stats, "queue_length_max_series")) {
+      queue.series.push_back(bucket_series(*series, frame, strategy.label, color(i), 1.0));
+      // Queueing worth a chart: at least 1% of the calls found commands ahead of them.
+      queued = queued || (*stats)["queue_length_p99"].get<double>() > 0;
+    }
+  }
+  if (!ops.series.empty()) charts.push_back(std::move(ops));
+  if (!utilization.series.empty()) charts.push_back(std::move(utilization));
+  if (queued) charts.push_back(std::move(queue));
+}
+
+// Decisions each strategy's on_error policy made instead of Redis, per second: when the fallback
+// was active, and how much of the traffic it decided.
+void fallback_chart(const TimeFrame& frame, std::vector<Chart>& charts) {
+  Chart chart =
+      time_chart(frame, "fallback", "Fallback active: decisions made by on_error instead of Redis",
+                 "fallback decisions per second");
+  for (std::size_t i = 0; i < frame.result.strategies.size(); ++i) {
+    const StrategyResult& strategy = frame.result.strategies[i];
+    const ordered_json* resilience = field(strategy.extra_fields, "resilience");
+    if (resilience == nullptr || (*resilience)["fallback_decisions"].get<std::int64_t>() == 0)
+      continue;
+    if (const ordered_json* series = field(*resilience, "fallback_series")) {
+      chart.series.push_back(bucket_series(
+          *series, frame,
+          fmt::format("{} ({})", strategy.label, (*resilience)["policy"].get<std::string>()),
+          color(i), 1.0));
+    }
+  }
+  if (!chart.series.empty()) charts.push_back(std::move(chart));
+}
+
+// How many instances' breakers were closed, half-open and open over time, stacked: rebuilt from
+// the breaker's timeline (every breaker starts closed with its instance) and the instance count.
+Chart breaker_chart(const TimeFrame& frame, std::size_t index, const ordered_json& breaker) {
+  const StrategyResult& strategy = frame.result.strategies[index];
+  const bool truncated = breaker.value("timeline_truncated", false);
+  Chart chart = time_chart(frame, fmt::format("breaker-{}", index + 1),
+                           fmt::format("{}: circuit breaker state of each instance{}",
+                                       strategy.label, truncated ? " (timeline truncated)" : ""),
+                           "instances");
+  ChartSeries closed{"closed (calls Redis)", "#009E73", {}, true, false, true};
+  ChartSeries half_open{"half-open (probing)", "#E69F00", {}, true, false, true};
+  ChartSeries open{"open (fallback, no Redis call)", "#D55E00", {}, true, false, true};
+  std::map<std::int64_t, std::string> state;  // instance id -> state, when not closed
+  const ordered_json& timeline = breaker["timeline"];
+  const auto& counts = strategy.instance_counts;
+  std::size_t next_transition = 0, next_count = 0;
+  int active = 0;
+  while (next_transition < timeline.size() || next_count < counts.size()) {
+    // The next moment anything changed; every change at that moment applies before the point.
+    double at_us = std::numeric_limits<double>::max();
+    if (next_transition < timeline.size())
+      at_us = timeline[next_transition]["at_s"].get<double>() * kUsPerS;
+    if (next_count < counts.size())
+      at_us = std::min(at_us, static_cast<double>(counts[next_count].first));
+    // Transitions while the last requests drain after the end are not drawn.
+    if (at_us > static_cast<double>(frame.result.scenario->duration_us)) break;
+    while (next_count < counts.size() && static_cast<double>(counts[next_count].first) <= at_us)
+      active = counts[next_count++].second;
+    while (next_transition < timeline.size() &&
+           timeline[next_transition]["at_s"].get<double>() * kUsPerS <= at_us) {
+      const ordered_json& entry = timeline[next_transition++];
+      const auto id = entry["instance"].get<std::int64_t>();
+      const std::string to = entry["to"].get<std::string>();
+      if (to == "closed") {
+        state.erase(id);
+      } else {
+        state[id] = to;
+      }
+    }
+    int opened = 0, probing = 0;
+    for (const auto& [id, value] : state) (value == "open" ? opened : probing) += 1;
+    // A crashed instance's breaker goes with it; the timeline does not say which one stopped.
+    opened = std::min(opened, active);
+    probing = std::min(probing, active - opened);
+    const double x = at_us / frame.divisor_us;
+    closed.points.emplace_back(x, active);
+    half_open.points.emplace_back(x, opened + probing);
+    open.points.emplace_back(x, opened);
+  }
+  // The top of the stack first: each lower area is drawn over the one above it.
+  chart.series = {std::move(closed), std::move(half_open), std::move(open)};
+  return chart;
+}
+
+// Each instance's clock reading minus true time, and the Redis node's, in milliseconds. The clocks
+// are a pure function of true time, the same for every strategy: drawn once.
+void clock_chart(const TimeFrame& frame, std::vector<Chart>& charts) {
+  for (const StrategyResult& strategy : frame.result.strategies) {
+    const ordered_json* series = field(strategy.clock, "series");
+    if (series == nullptr) continue;
+    Chart chart = time_chart(
+        frame, "clock-error",
+        fmt::format("Clock error per instance and of the Redis node{}",
+                    (*series).value("instances_truncated", false) ? ", first 32 instances" : ""),
+        "clock minus true time (ms)");
+    const double step_us = (*series)["step_s"].get<double>() * kUsPerS;
+    const auto samples = [&](const ordered_json& errors, std::string name,
+                             const std::string& line_color, bool dashed) {
+      ChartSeries out{std::move(name), line_color, {}, false, dashed};
+      for (std::size_t k = 0; k < errors.size(); ++k) {
+        out.points.emplace_back(static_cast<double>(k) * step_us / frame.divisor_us,
+                                errors[k].get<double>() / kUsPerMs);
+      }
+      return out;
+    };
+    std::size_t slot = 0;
+    for (const auto& instance : (*series)["instances"]) {
+      // Black is kept for the Redis node's clock.
+      const std::string& line_color = color(slot) == "#000000" ? color(++slot) : color(slot);
+      chart.series.push_back(samples(instance["error_us"],
+                                     fmt::format("instance {}", instance["id"].get<int>()),
+                                     line_color, false));
+      ++slot;
+    }
+    if (const ordered_json* redis = field(*series, "redis"))
+      chart.series.push_back(samples((*redis)["error_us"], "Redis node", "#000000", true));
+    charts.push_back(std::move(chart));
+    return;
+  }
+}
+
+// Per strategy of a multi-region run: the most admitted for one key per window in each region,
+// and across all regions (what a global limit counts), against the limit.
+void region_charts(const TimeFrame& frame, std::vector<Chart>& charts) {
+  const Limit& first = frame.result.scenario->limits.front();
+  for (std::size_t i = 0; i < frame.result.strategies.size(); ++i) {
+    const StrategyResult& strategy = frame.result.strategies[i];
+    if (!strategy.regions.is_array() || strategy.regions.empty()) continue;
+    Chart chart =
+        time_chart(frame, fmt::format("regions-{}", i + 1),
+                   fmt::format("{}: most admitted per {} per {} window, by region", strategy.label,
+                               to_string(first.key), format_duration(first.window_us)),
+                   "admitted per window");
+    for (std::size_t r = 0; r < strategy.regions.size(); ++r) {
+      const ordered_json& region = strategy.regions[r];
+      const ordered_json* series = field(region, "series");
+      if (series == nullptr) continue;
+      ChartSeries line{
+          fmt::format("region {}", region["name"].get<std::string>()), color(r), {}, true, false};
+      for (const auto& window : (*series)["windows"]) {
+        line.points.emplace_back(window["start_s"].get<double>() * kUsPerS / frame.divisor_us,
+                                 window["max_per_key"].get<double>());
+      }
+      chart.series.push_back(std::move(line));
+    }
+    if (chart.series.empty()) continue;
+    ChartSeries global{"all regions", "#000000", {}, true, false};
+    for (const auto& point : strategy.totals.series) {
+      global.points.emplace_back(static_cast<double>(point.start_us) / frame.divisor_us,
+                                 static_cast<double>(point.max_per_key));
+    }
+    chart.series.push_back(std::move(global));
+    chart.series.push_back(ChartSeries{
+        fmt::format("limit ({}), per region and global", first.limit),
+        "#555555",
+        {{0.0, static_cast<double>(first.limit)}, {chart.x_max, static_cast<double>(first.limit)}},
+        false,
+        true});
+    charts.push_back(std::move(chart));
+  }
+}
+
+}  // namespace
+
+void append_state_charts(const RunResult& result, double divisor_us, const std::string& unit,
+                         std::vector<Chart>& charts) {
+  const TimeFrame frame{result, divisor_us, unit};
+  redis_charts(frame, charts);
+  fallback_chart(frame, charts);
+  for (std::size_t i = 0; i < result.strategies.size(); ++i) {
+    const ordered_json* resilience = field(result.strategies[i].extra_fields, "resilience");
+    if (resilience == nullptr) continue;
+    if (const ordered_json* breaker = field(*resilience, "breaker"))
+      charts.push_back(breaker_chart(frame, i, *breaker));
+  }
+  clock_chart(frame, charts);
+  region_charts(frame, charts);
+}
+
+}  // namespace rlsim
