@@ -376,9 +376,11 @@ namespace {
 // base library converts a string with strtod twice (lua_isnumber, then lua_tonumber), the
 // largest single cost of the rate-limit scripts. Same results and the same errors.
 int fast_tonumber(lua_State* L) {
-  const int base = luaL_optint(L, 2, 10);
+  // tonumber(s), the scripts' case, reads no base and needs no argument check (one is there).
+  const bool one_argument = lua_gettop(L) == 1;
+  const int base = one_argument ? 10 : luaL_optint(L, 2, 10);
   if (base == 10) {
-    luaL_checkany(L, 1);
+    if (!one_argument) luaL_checkany(L, 1);
     if (lua_type(L, 1) == LUA_TSTRING) {
       std::size_t size = 0;
       const char* text = lua_tolstring(L, 1, &size);
