@@ -33,6 +33,12 @@ export RLSIM_REDIS_PORT="$redis_port"
 ctest --test-dir build --output-on-failure -j"$jobs"
 # Every bundled scenario's headline claims, each run twice to prove determinism.
 build/rlsim check scenarios/*.json --check-determinism
+# The committed reports are what this binary generates (a determinism and regression check in one).
+tests/regen-reports.sh build/rlsim
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  git diff --exit-code --stat -- reports/ && [ -z "$(git status --porcelain -- reports/)" ] ||
+    { echo "reports/ differs from what tests/regen-reports.sh generates: commit them" >&2; exit 1; }
+fi
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"
 # Static analysis (the committed .clang-tidy) and bounded fuzzing of the scenario parser and the
 # embedded Redis + Lua layer (tests/fuzz/).

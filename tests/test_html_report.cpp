@@ -83,9 +83,15 @@ TEST_CASE("the HTML report of the overshoot demo shows 10x against the limit, se
   CHECK(html.find("https://") == std::string::npos);
   CHECK(html.find("<link") == std::string::npos);
   // The charts and the summary.
-  CHECK(count(html, "<svg ") == 2);
+  // admitted, instances, latency, and one stacked-by-instance chart per strategy.
+  CHECK(count(html, "<svg ") == 5);
   CHECK(html.find("id=\"chart-admitted\"") != std::string::npos);
   CHECK(html.find("id=\"chart-instances\"") != std::string::npos);
+  CHECK(html.find("id=\"chart-latency\"") != std::string::npos);
+  CHECK(html.find("id=\"chart-by-instance-1\"") != std::string::npos);
+  CHECK(html.find("id=\"chart-by-instance-2\"") != std::string::npos);
+  // in_memory's 1000 per minute are ten bands of 100, one per instance.
+  CHECK(count(html, "data-name=\"instance ") == 20);
   CHECK(html.find("id=\"summary\"") != std::string::npos);
   CHECK(html.find("10.00x the limit") != std::string::npos);
   CHECK(html.find("holds the limit") != std::string::npos);
@@ -181,5 +187,5 @@ TEST_CASE("the Markdown report has the summary table and links its charts") {
   CHECK(md.find("| redis_fixed_window | holds the limit | 19777 | 1000 |") != std::string::npos);
   CHECK(md.find("](admitted.svg)") != std::string::npos);
   CHECK(md.find("](instances.svg)") != std::string::npos);
-  CHECK(report_charts(result).size() == 2);
+  CHECK(report_charts(result).size() == 5);
 }

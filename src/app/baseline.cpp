@@ -30,31 +30,6 @@ bool path_safe(const std::string& name) {
   });
 }
 
-// Every numeric leaf under `node` as (path, value); array elements with a path-safe "name" are
-// addressed by it (limits.per_user.excess), others by index.
-void numeric_leaves(const ordered_json& node, const std::string& path,
-                    std::vector<std::pair<std::string, double>>& out) {
-  if (node.is_number()) {
-    out.emplace_back(path, node.get<double>());
-  } else if (node.is_object()) {
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      if (path.empty() && it.key() == "series") continue;
-      numeric_leaves(it.value(), path.empty() ? it.key() : path + "." + it.key(), out);
-    }
-  } else if (node.is_array()) {
-    for (std::size_t i = 0; i < node.size(); ++i) {
-      const ordered_json& element = node[i];
-      const bool named = element.is_object() && element.contains("name") &&
-                         element["name"].is_string() &&
-                         path_safe(element["name"].get<std::string>());
-      numeric_leaves(
-          element,
-          named ? path + "." + element["name"].get<std::string>() : fmt::format("{}[{}]", path, i),
-          out);
-    }
-  }
-}
-
 std::vector<std::string> labels_in(const ordered_json& report) {
   std::vector<std::string> labels;
   if (!report.contains("strategies") || !report["strategies"].is_array()) return labels;
@@ -103,6 +78,29 @@ BaselineOutcome compare_strategy(const std::string& label, const ordered_json& o
 }
 
 }  // namespace
+
+void numeric_leaves(const ordered_json& node, const std::string& path,
+                    std::vector<std::pair<std::string, double>>& out) {
+  if (node.is_number()) {
+    out.emplace_back(path, node.get<double>());
+  } else if (node.is_object()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      if (path.empty() && it.key() == "series") continue;
+      numeric_leaves(it.value(), path.empty() ? it.key() : path + "." + it.key(), out);
+    }
+  } else if (node.is_array()) {
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const ordered_json& element = node[i];
+      const bool named = element.is_object() && element.contains("name") &&
+                         element["name"].is_string() &&
+                         path_safe(element["name"].get<std::string>());
+      numeric_leaves(
+          element,
+          named ? path + "." + element["name"].get<std::string>() : fmt::format("{}[{}]", path, i),
+          out);
+    }
+  }
+}
 
 Tolerance default_tolerance(const std::string& path) {
   const std::string field = last_segment(path);

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rlsim {
@@ -19,6 +20,12 @@ struct Tolerance {
 // field ending in _us) +-5%; overshoots and per-request ratios (*overshoot, *_per_request)
 // +-0.01 absolute; fractions (*_rate) +-0.0001 absolute; everything else (counts) +-0.5%.
 Tolerance default_tolerance(const std::string& path);
+
+// Every numeric leaf under `node` as (path, value), appended to `out` in document order; array
+// elements with a path-safe "name" are addressed by it (limits.per_user.excess), others by index;
+// a top-level "series" is skipped. Every path resolves with lookup_metric.
+void numeric_leaves(const nlohmann::ordered_json& node, const std::string& path,
+                    std::vector<std::pair<std::string, double>>& out);
 
 // "+-5%", "+-0.01".
 std::string describe_tolerance(const Tolerance& tolerance);

@@ -15,8 +15,12 @@
 #include "app/commands.h"
 #include "app/exit_codes.h"
 #include "app/expect.h"
+#include "app/live.h"
+#include "app/parallel.h"
 #include "app/report_files.h"
 #include "app/run.h"
+#include "app/seeds.h"
+#include "app/sweep.h"
 
 namespace {
 
@@ -31,6 +35,10 @@ struct RunOptions {
   bool json = false;
   std::string out_dir;
   bool check_determinism = false;
+  std::uint64_t seeds = 1;  // --seeds: also summarise seeds seed..seed+N-1 (seeds.json)
+  unsigned jobs = 0;        // --jobs: worker threads for --seeds (0: one per core)
+  bool live = false;        // --live: paced to wall time, with a dashboard (app/live.h)
+  double speed = 1.0;       // --speed: virtual seconds per wall-clock second
 };
 
 // The one-line verdict of the scenario's expectations for `run` (`check` gives the details), or
@@ -69,7 +77,28 @@ int command_run(const RunOptions& options) {
   RunResult result;
   result.scenario = &scenario;
   result.seed = options.seed.value_or(scenario.seed);
+  std::optional<SeedReport> seed_report;
+  if (options.seeds > 1) {
+    std::string divergence;
+    seed_report = run_seeds(scenario, strategies, seed_range(result.seed, options.seeds),
+                            options.jobs == 0 ? default_jobs() : options.jobs,
+                            options.check_determinism, result.strategies, divergence);
+    if (!divergence.empty()) {
+      std::cerr << fmt::format("rlsim: not deterministic: two runs of {}\n", divergence);
+      return exit_code::kCheckFailed;
+    }
+  }
+  if (options.live) {
+    LiveOptions live;
+    live.speed = options.speed;
+    live.dashboard = live.color = live.keys = use_color();  // a terminal, and no NO_COLOR
+    result.strategies = run_live(scenario, strategies, result.seed, live);
+  } else if (!seed_report && !options.check_determinism && ::isatty(STDERR_FILENO)) {
+    result.strategies = run_with_progress(scenario, strategies, result.seed);
+  }
+  const bool already_ran = seed_report || options.live || !result.strategies.empty();
   for (const auto& strategy : strategies) {
+    if (already_ran) break;
     std::string divergence;
     result.strategies.push_back(run_strategy_checked(scenario, strategy, result.seed,
                                                      options.check_determinism, divergence));
@@ -89,18 +118,28 @@ int command_run(const RunOptions& options) {
   std::string reproduce = "rlsim run " + shell_quote(options.scenario_path);
   for (const auto& label : options.labels) reproduce += " --strategy " + shell_quote(label);
   reproduce += fmt::format(" --seed {}", result.seed);
-  if (const auto error = write_report_files(result, dir, reproduce)) {
+  if (auto error = write_report_files(result, dir, reproduce)) {
     std::cerr << fmt::format("rlsim: cannot write the report: {}\n", *error);
     return exit_code::kOutputError;
+  }
+  if (seed_report) {
+    if (auto error = write_seed_files(*seed_report, dir.string(),
+                                      reproduce + fmt::format(" --seeds {}", options.seeds))) {
+      std::cerr << fmt::format("rlsim: cannot write the report: {}\n", *error);
+      return exit_code::kOutputError;
+    }
   }
   if (options.json) {
     std::cout << report.dump(2) << "\n";
     return exit_code::kOk;
   }
   std::cout << report_table(result, use_color());
+  if (seed_report) std::cout << seeds_table(*seed_report);
   std::cout << fmt::format(
       "\nseed {}; reproduce with: {}\nreport: {} (also report.html, report.md)\n", result.seed,
       reproduce, (dir / "report.json").string());
+  if (seed_report)
+    std::cout << fmt::format("seeds: {} (also seeds.md)\n", (dir / "seeds.json").string());
   if (options.check_determinism)
     std::cout << "determinism: ok (every strategy ran twice: same decisions, same report)\n";
   const std::string verdict = expectations_line(scenario, report);
@@ -189,6 +228,55 @@ int main(int argc, char** argv) {
   run->add_flag("--check-determinism", run_options.check_determinism,
                 "Run every strategy twice and exit 1 unless decisions and reports are identical");
 
+  run->add_option("--seeds", run_options.seeds,
+                  "Also run seeds SEED+1 .. SEED+N-1 and write the mean, p5 and p95 of every "
+                  "metric to seeds.json and seeds.md")
+      ->check(CLI::Range(std::uint64_t{1}, kMaxCheckSeeds));
+  run->add_option("--jobs", run_options.jobs, "Worker threads for --seeds (default: one per core)")
+      ->check(CLI::Range(1u, 256u));
+
+  CLI::Option* live_flag = run->add_flag(
+      "--live", run_options.live,
+      "Watch the run: virtual time paced to wall time, a terminal dashboard (plain lines without "
+      "a terminal or with NO_COLOR), then the normal report");
+  run->add_option("--speed", run_options.speed,
+                  "With --live: virtual seconds per wall-clock second (default 1)")
+      ->check(CLI::Range(1e-3, kMaxLiveSpeed))
+      ->needs(live_flag);
+  live_flag->excludes("--seeds")->excludes("--check-determinism")->excludes("--json");
+
+  SweepOptions sweep_options;
+  CLI::App* sweep = app.add_subcommand(
+      "sweep", "Run a scenario over a grid of changed fields and chart metrics against them");
+  sweep->add_option("scenario", sweep_options.scenario_path, "Scenario file (JSON)")->required();
+  sweep
+      ->add_option("--set", sweep_options.sets,
+                   "PATH=V1,V2,...: a JSON path into the scenario and its values (repeatable; "
+                   "the grid is every combination)")
+      ->required()
+      ->allow_extra_args(false);
+  sweep
+      ->add_option("--metric", sweep_options.metrics,
+                   "Report metric to tabulate and chart (repeatable; default: overshoot, "
+                   "redis_round_trips_per_request, latency_us.p99)")
+      ->allow_extra_args(false);
+  sweep
+      ->add_option("--strategy", sweep_options.labels,
+                   "Run only the strategy with this label (repeatable)")
+      ->allow_extra_args(false);
+  sweep->add_option("--seed", sweep_options.seed, "First seed (default: the scenario's seed)")
+      ->check(uint64_validator);
+  sweep
+      ->add_option("--seeds", sweep_options.seeds,
+                   "Seeds per grid point: mean, p5 and p95 over SEED .. SEED+N-1 (default 1)")
+      ->check(CLI::Range(std::uint64_t{1}, kMaxCheckSeeds));
+  sweep->add_option("--jobs", sweep_options.jobs, "Worker threads (default: one per core)")
+      ->check(CLI::Range(1u, 256u));
+  sweep->add_option("--out", sweep_options.out_dir,
+                    "Directory for sweep.json, sweep.md, sweep.html and the chart SVGs (default: "
+                    "reports/<scenario name>-sweep)");
+  sweep->add_flag("--json", sweep_options.json, "Print only sweep.json on stdout");
+
   CheckOptions check_options;
   CLI::App* check = app.add_subcommand(
       "check", "Run scenarios and check their expectations, for CI (docs/ci.md)");
@@ -248,6 +336,7 @@ int main(int argc, char** argv) {
   try {
     if (*run) return command_run(run_options);
     if (*check) return command_check(check_options);
+    if (*sweep) return command_sweep(sweep_options);
     if (*validate) return command_validate(validate_path);
     if (*list) return command_list();
     if (*explain) return command_explain(explain_name);

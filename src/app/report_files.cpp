@@ -7,16 +7,12 @@
 #include "report/html_report.h"
 
 namespace rlsim {
-namespace {
-
 std::optional<std::string> write_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out || !(out << text) || !out.flush())
     return fmt::format("cannot write {}: write failed", path.string());
   return std::nullopt;
 }
-
-}  // namespace
 
 std::optional<std::string> write_report_files(const RunResult& result,
                                               const std::filesystem::path& dir,

@@ -9,6 +9,9 @@
 
 namespace rlsim {
 
+// Writes `text` to `path` (replacing it); an error message naming the file, or nullopt.
+std::optional<std::string> write_file(const std::filesystem::path& path, const std::string& text);
+
 // Writes every report file into `dir` (created if missing). `reproduce` is the command line shown
 // in the HTML and Markdown reports. Returns an error message naming the file that could not be
 // written, or nullopt on success.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <deque>
 #include <filesystem>
 #include <limits>
@@ -54,7 +55,7 @@ std::vector<ResolvedStrategy> resolve_strategies(const Scenario& scenario,
   return resolved;
 }
 
-namespace {
+// Not in an anonymous namespace: StrategySession (run.h) holds one.
 
 class StrategyRun final : public RequestSink, public EventTarget {
  public:
@@ -81,13 +82,25 @@ class StrategyRun final : public RequestSink, public EventTarget {
     }
   }
 
-  StrategyResult run() {
+  void start() {
     pool_.scale_to(scenario_.instances.count, 0, *strategy_);
     result_.instance_counts.emplace_back(0, pool_.active_count());
     const auto& schedule = scenario_.instances.schedule;
     for (std::size_t i = 0; i < schedule.size(); ++i) sim_.schedule(schedule[i].at_us, this, i);
     faults_.start();
     for (auto& source : sources_) source->start();
+  }
+
+  // Fires the events up to `until_us` (at most the scenario's end). Between two calls no event
+  // runs and nothing is scheduled, so running in steps gives the same run as one call.
+  void advance_to(TimeUs until_us) { sim_.run_until(std::min(until_us, scenario_.duration_us)); }
+
+  TimeUs now() const { return sim_.now(); }
+  const OracleTotals& live_totals() const { return oracle_.totals(); }
+  int active_instances() const { return pool_.active_count(); }
+  const std::string& label() const { return result_.label; }
+
+  StrategyResult run() {
     sim_.run_until(scenario_.duration_us);
     // Traffic ends with the scenario; let requests still waiting on Redis finish.
     sim_.run_until(std::numeric_limits<TimeUs>::max());
@@ -95,6 +108,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     if (!strategy_->fatal_error().empty())
       throw RunError(fmt::format("{}: {}", result_.label, strategy_->fatal_error()),
                      exit_code::kScriptError);
+    oracle_.close_series();
     result_.totals = oracle_.totals();
     strategy_->write_metrics(result_.strategy_metrics);
     result_.decision_digest = digest_;
@@ -183,8 +197,10 @@ class StrategyRun final : public RequestSink, public EventTarget {
             (static_cast<std::uint64_t>(decision.denied_by + 1) << 2));
     if (++run.decisions_ % StrategyResult::kDigestInterval == 0)
       run.result_.digest_checkpoints.push_back({run.decisions_, now_us, run.digest_});
+    const int instance_id =
+        pending->instance != nullptr ? static_cast<int>(pending->instance->id) : -1;
     const Outcome outcome{decision.allowed, decision.denied_by, decision.error,
-                          decision.observed_count};
+                          decision.observed_count, instance_id};
     run.oracle_.on_decision(pending->request, outcome, pending->ideal_admitted, now_us,
                             run.pool_.active_count());
     run.regions_.on_decision(pending->request, outcome, pending->region_ideal_admitted, now_us);
@@ -223,12 +239,24 @@ class StrategyRun final : public RequestSink, public EventTarget {
   FaultSchedule faults_;  // last: it refers to the members above
 };
 
-}  // namespace
-
 StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& strategy,
                             std::uint64_t seed) {
   StrategyRun run(scenario, strategy, seed);
+  run.start();
   return run.run();
 }
+
+StrategySession::StrategySession(const Scenario& scenario, const ResolvedStrategy& strategy,
+                                 std::uint64_t seed)
+    : run_(std::make_unique<StrategyRun>(scenario, strategy, seed)) {
+  run_->start();
+}
+StrategySession::~StrategySession() = default;
+void StrategySession::advance_to(TimeUs until_us) { run_->advance_to(until_us); }
+TimeUs StrategySession::now_us() const { return run_->now(); }
+const OracleTotals& StrategySession::totals() const { return run_->live_totals(); }
+int StrategySession::active_instances() const { return run_->active_instances(); }
+const std::string& StrategySession::label() const { return run_->label(); }
+StrategyResult StrategySession::finish() { return run_->run(); }
 
 }  // namespace rlsim

@@ -2,6 +2,7 @@
 // The top-level wiring: the only place that knows every layer. One strategy run builds a fresh
 // world (simulator, mock Redis, instances, traffic) from the scenario, so each strategy sees the
 // same traffic and no strategy can change another one's numbers.
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -34,5 +35,33 @@ class RunError : public std::runtime_error {
 // Simulates one strategy on the scenario with `seed`. Throws RunError.
 StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& strategy,
                             std::uint64_t seed);
+
+class StrategyRun;
+
+// One strategy's run, driven in steps of virtual time (live mode, progress display): the app
+// layer decides when to advance, the simulation never reads the wall clock. Advancing in steps
+// changes nothing: advance_to(t1), advance_to(t2), ..., finish() gives exactly run_strategy's
+// result.
+class StrategySession {
+ public:
+  StrategySession(const Scenario& scenario, const ResolvedStrategy& strategy, std::uint64_t seed);
+  ~StrategySession();
+  StrategySession(const StrategySession&) = delete;
+  StrategySession& operator=(const StrategySession&) = delete;
+
+  // Fires every event up to `until_us` (capped at the scenario's duration).
+  void advance_to(TimeUs until_us);
+  TimeUs now_us() const;
+  // The oracle's numbers so far (the open window's latency quantiles are filled at the end).
+  const OracleTotals& totals() const;
+  int active_instances() const;
+  const std::string& label() const;
+  // Runs to the end (the scenario's duration, then the requests still in flight). Call once.
+  // Throws RunError.
+  StrategyResult finish();
+
+ private:
+  std::unique_ptr<StrategyRun> run_;
+};
 
 }  // namespace rlsim

@@ -97,7 +97,17 @@ void Oracle::on_decision(const Request& request, const Outcome& outcome, bool id
         static_cast<double>(metrics.wrongly_allowed + metrics.wrongly_denied) /
         static_cast<double>(totals_.offered);
   }
-  record_series(unix_us, outcome, first_key != nullptr ? first_key->count : 0, active_instances);
+  record_series(unix_us, outcome, first_key != nullptr ? first_key->count : 0, active_instances,
+                decided_us - request.arrival_us);
+}
+
+void Oracle::close_series() {
+  if (latency_window_ >= totals_.series.size()) return;
+  SeriesPoint& point = totals_.series[latency_window_];
+  point.latency_p50_us = window_latency_.quantile(0.5);
+  point.latency_p99_us = window_latency_.quantile(0.99);
+  point.latency_max_us = window_latency_.max();
+  window_latency_.clear();
 }
 
 void Oracle::record_admission(std::size_t limit_index, ObservedKey& key, TimeUs unix_us) {
@@ -122,7 +132,7 @@ void Oracle::record_admission(std::size_t limit_index, ObservedKey& key, TimeUs 
 }
 
 void Oracle::record_series(TimeUs unix_us, const Outcome& outcome, std::int64_t key_count,
-                           int instances) {
+                           int instances, DurationUs latency_us) {
   // The series follows the first limit's aligned windows from the start of the run.
   const Limit& limit = limits_.front();
   const std::int64_t first_window = aligned_window(kEpochUnixUs, limit.window_us);
@@ -139,10 +149,22 @@ void Oracle::record_series(TimeUs unix_us, const Outcome& outcome, std::int64_t 
         kEpochUnixUs;
     totals_.series.push_back(point);
   }
+  // Decisions come in time order, so a later window closes every earlier one for good.
+  if (index != latency_window_) {
+    close_series();
+    latency_window_ = index;
+  }
+  window_latency_.record(latency_us);
   SeriesPoint& point = totals_.series[index];
   ++point.offered;
   if (outcome.allowed) {
     ++point.admitted;
+    if (outcome.instance >= 0) {
+      const auto slot =
+          std::min(static_cast<std::size_t>(outcome.instance), kMaxSeriesInstances - 1);
+      if (point.admitted_by_instance.size() <= slot) point.admitted_by_instance.resize(slot + 1);
+      ++point.admitted_by_instance[slot];
+    }
     point.max_per_key = std::max(point.max_per_key, key_count);
   } else {
     ++point.denied;

@@ -12,6 +12,7 @@
 #include "oracle/ideal.h"
 #include "oracle/key_table.h"
 #include "oracle/rolling_log.h"
+#include "oracle/window_latency.h"
 #include "scenario/model.h"
 #include "world/request.h"
 
@@ -42,6 +43,14 @@ struct SeriesPoint {
   std::int64_t denied = 0;       // denied in this window
   std::int64_t max_per_key = 0;  // most admitted for one key in this window
   int instances = 0;             // most active instances seen at a decision in this window
+  // Admitted in this window by the instance that decided, indexed by instance id (start order);
+  // ids from kMaxSeriesInstances - 1 on share the last entry, so a window's memory is bounded.
+  std::vector<std::int64_t> admitted_by_instance;
+  // Latency the limiter added to the decisions made in this window (Oracle::close_series fills
+  // the last window): quantiles at most 1/16 above the true sample (oracle/window_latency.h).
+  std::int64_t latency_p50_us = 0;
+  std::int64_t latency_p99_us = 0;
+  std::int64_t latency_max_us = 0;
 };
 
 // How far the counts a strategy read (Outcome::observed_count) were from the true count.
@@ -75,11 +84,13 @@ struct Outcome {
   // The count the strategy read for the first limit's key when it decided (e.g. a sharded total
   // from MGET), or -1 when it read none; compared with the true count to measure staleness.
   std::int64_t observed_count = -1;
+  int instance = -1;  // id of the instance that decided (-1: none), for the per-instance series
 };
 
 class Oracle {
  public:
   static constexpr std::size_t kMaxSeriesPoints = 100'000;
+  static constexpr std::size_t kMaxSeriesInstances = 32;
 
   // `buckets` has one shape per limit for kTokenBucket and kGcra (empty: the default shape, a
   // limit of L per window W is a bucket of L refilled at L / W) and is ignored otherwise.
@@ -98,6 +109,9 @@ class Oracle {
 
   const OracleTotals& totals() const { return totals_; }
 
+  // Fills the latency quantiles of the window still open; call once, after the last decision.
+  void close_series();
+
   // Keys whose state the oracle holds (the strategy's side and the ideal limiter's, all limits).
   std::size_t keys_held() const;
 
@@ -111,12 +125,15 @@ class Oracle {
   // The key's state with its aligned-window count brought to `unix_us`.
   ObservedKey& observed(std::size_t limit_index, const Request& request, TimeUs unix_us);
   void record_admission(std::size_t limit_index, ObservedKey& key, TimeUs unix_us);
-  void record_series(TimeUs unix_us, const Outcome& outcome, std::int64_t key_count, int instances);
+  void record_series(TimeUs unix_us, const Outcome& outcome, std::int64_t key_count, int instances,
+                     DurationUs latency_us);
 
   const std::vector<Limit>& limits_;
   IdealLimiter ideal_;
   std::vector<KeyTable<ObservedKey>> observed_;  // one per limit
   OracleTotals totals_;
+  WindowLatency window_latency_;  // the decisions of the series window in progress
+  std::size_t latency_window_ = 0;
 };
 
 // Aligned window index of Unix time: windows start at multiples of the window length.

@@ -128,6 +128,7 @@ std::vector<Chart> report_charts(const RunResult& result) {
     instances.series.push_back(std::move(series));
     charts.push_back(std::move(instances));
   }
+  append_detail_charts(result, axis.divisor_us, axis.unit, charts);
   return charts;
 }
 

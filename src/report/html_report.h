@@ -16,6 +16,12 @@ std::string report_html(const RunResult& result, const std::string& reproduce);
 // key per window of the first limit, per strategy, against the limit; and the active instances.
 std::vector<Chart> report_charts(const RunResult& result);
 
+// The per-strategy charts (report/detail_charts.cpp), appended to `charts`: admissions per window
+// stacked by instance, one chart per strategy; and the limiter's latency p50 and p99 per window.
+// Time in units of `divisor_us` named `unit` ("minutes").
+void append_detail_charts(const RunResult& result, double divisor_us, const std::string& unit,
+                          std::vector<Chart>& charts);
+
 // A one-line verdict on a strategy's worst overshoot ("holds the limit", "10.00x the limit").
 std::string verdict(double overshoot);
 // A ratio as "1.34x", with three decimals where two would hide an overshoot ("1.004x").

@@ -7,6 +7,7 @@
 
 #include "report/fault_report.h"
 #include "report/rounding.h"
+#include "report/sparkline.h"
 
 namespace rlsim {
 namespace {
@@ -109,7 +110,12 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
                        {"admitted", point.admitted},
                        {"denied", point.denied},
                        {"max_per_key", point.max_per_key},
-                       {"instances", point.instances}});
+                       {"instances", point.instances},
+                       {"admitted_by_instance", point.admitted_by_instance},
+                       {"latency_us",
+                        {{"p50", point.latency_p50_us},
+                         {"p99", point.latency_p99_us},
+                         {"max", point.latency_max_us}}}});
   }
   ordered_json instances = ordered_json::array();
   for (const auto& [at_us, count] : result.instance_counts)
@@ -225,6 +231,7 @@ std::string report_table(const RunResult& result, bool color) {
         per_request(strategy.redis_round_trips, totals.offered), totals.latency_us.quantile(0.5),
         totals.latency_us.quantile(0.99));
   }
+  out += strategy_lines(result, color);
   out += notes_table(result);
   out += fault_notes(result);
   // A per-window view of the first limit: what one key actually got, against the limit.

@@ -174,6 +174,10 @@ std::string render_svg(const Chart& chart) {
       out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"/>",
                          coord(px(series.points[0].first)), coord(py(series.points[0].second)),
                          xml_escape(series.color));
+    } else if (!path.empty() && series.area) {
+      path += fmt::format(" V{} H{} Z", coord(py(0)), coord(px(series.points.front().first)));
+      out += fmt::format("<path d=\"{}\" fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"0.5\"/>",
+                         path, xml_escape(series.color));
     } else if (!path.empty()) {
       out +=
           fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2.5\"{}/>", path,

@@ -14,6 +14,9 @@ struct ChartSeries {
   std::vector<std::pair<double, double>> points;  // (x, y), x increasing
   bool step = false;    // a step line (value holds until the next point), e.g. instance counts
   bool dashed = false;  // e.g. the limit line
+  // Filled down to y = 0 (stacked charts give each series the running total and list the top
+  // one first, so that the lower areas are drawn over it).
+  bool area = false;
 };
 
 // A shaded interval of x (a fault's window), labelled.

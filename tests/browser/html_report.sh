@@ -29,10 +29,27 @@ if [ "$png_bytes" -lt 20000 ]; then
   exit 1
 fi
 for expected in 'id="chart-admitted"' 'id="chart-instances"' 'id="summary"' \
+  'id="chart-latency"' 'id="chart-by-instance-1"' 'id="chart-by-instance-2"' \
+  'data-name="instance 9"' 'data-name="redis_fixed_window p99"' \
   'data-name="in_memory"' 'data-name="redis_fixed_window"' '10.00x the limit' 'holds the limit'; do
   if ! grep -qF "$expected" "$work/dom.html"; then
     echo "the rendered page lacks $expected" >&2
     exit 1
   fi
 done
-echo "html report renders: $png_bytes-byte screenshot, charts and summary present"
+
+# A sweep's page: well-formed, and its table and chart present once rendered.
+"$rlsim" sweep "$source_dir/scenarios/overshoot-10x.json" --set instances.count=1,5,10 \
+  --metric overshoot --out "$work/sweep" >/dev/null
+for f in "$work/sweep/sweep.html" "$work/sweep/"chart-*.svg; do
+  xmllint --noout "$f"
+done
+timeout 120 chromium "${chromium_flags[@]}" --dump-dom "file://$work/sweep/sweep.html" \
+  >"$work/sweep-dom.html" 2>/dev/null
+for expected in 'id="sweep"' 'id="chart-sweep-overshoot"' 'data-name="in_memory"'; do
+  if ! grep -qF "$expected" "$work/sweep-dom.html"; then
+    echo "the rendered sweep page lacks $expected" >&2
+    exit 1
+  fi
+done
+echo "html report renders: $png_bytes-byte screenshot, charts and summary present; sweep page too"

@@ -1,0 +1,214 @@
+#include "app/seeds.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <map>
+
+#include "app/baseline.h"
+#include "app/commands.h"
+#include "app/expect.h"
+#include "app/parallel.h"
+#include "app/report_files.h"
+
+namespace rlsim {
+
+using nlohmann::ordered_json;
+
+std::vector<GridOutcome> run_grid(const std::vector<GridJob>& jobs, unsigned threads, bool twice) {
+  std::vector<GridOutcome> outcomes(jobs.size());
+  run_parallel(jobs.size(), threads, [&](std::size_t i) {
+    const GridJob& job = jobs[i];
+    GridOutcome& outcome = outcomes[i];
+    StrategyResult result =
+        run_strategy_checked(*job.scenario, *job.strategy, job.seed, twice, outcome.divergence);
+    outcome.report = strategy_report(*job.scenario, job.seed, result);
+    if (job.keep_result) {
+      outcome.result = std::move(result);
+    } else {
+      outcome.report.erase("series");  // not summarised; the biggest part of a long run's report
+    }
+  });
+  return outcomes;
+}
+
+std::vector<std::uint64_t> seed_range(std::uint64_t first, std::uint64_t count) {
+  if (count > 0 && first > std::numeric_limits<std::uint64_t>::max() - (count - 1))
+    throw ScenarioError(
+        fmt::format("--seeds {}: seed {} + {} is beyond 2^64-1", count, first, count - 1));
+  std::vector<std::uint64_t> seeds;
+  for (std::uint64_t k = 0; k < count; ++k) seeds.push_back(first + k);
+  return seeds;
+}
+
+double nearest_rank(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
+  return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+}
+
+std::vector<MetricSummary> summarize_metrics(const std::vector<ordered_json>& reports) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<double>> values;
+  for (const auto& report : reports) {
+    std::vector<std::pair<std::string, double>> leaves;
+    numeric_leaves(report, "", leaves);
+    for (const auto& [path, value] : leaves) {
+      auto [it, inserted] = values.try_emplace(path);
+      if (inserted) order.push_back(path);
+      it->second.push_back(value);
+    }
+  }
+  std::vector<MetricSummary> out;
+  for (const std::string& path : order) {
+    std::vector<double> sorted = values[path];
+    MetricSummary summary;
+    summary.path = path;
+    summary.runs = sorted.size();
+    double sum = 0;
+    for (double v : sorted) sum += v;  // seed order: the same sum on every machine
+    summary.mean = sum / static_cast<double>(sorted.size());
+    std::sort(sorted.begin(), sorted.end());
+    summary.p5 = nearest_rank(sorted, 0.05);
+    summary.p95 = nearest_rank(sorted, 0.95);
+    summary.min = sorted.front();
+    summary.max = sorted.back();
+    out.push_back(summary);
+  }
+  return out;
+}
+
+namespace {
+
+double significant6(double value) {
+  return std::strtod(fmt::format("{:.6g}", value).c_str(), nullptr);
+}
+
+// Counts as integers, large values without an exponent, small ones with 4 significant digits.
+std::string short_number(double value) {
+  if (std::fabs(value) < 1e15 && value == std::floor(value)) return fmt::format("{:.0f}", value);
+  if (std::fabs(value) >= 100) return fmt::format("{:.1f}", value);
+  return fmt::format("{:.4g}", value);
+}
+
+const MetricSummary* find_summary(const std::vector<MetricSummary>& summaries,
+                                  const std::string& path) {
+  for (const auto& s : summaries)
+    if (s.path == path) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+ordered_json summary_json(const MetricSummary& summary) {
+  return {{"mean", significant6(summary.mean)}, {"p5", significant6(summary.p5)},
+          {"p95", significant6(summary.p95)},   {"min", significant6(summary.min)},
+          {"max", significant6(summary.max)},   {"runs", summary.runs}};
+}
+
+std::string format_spread(const MetricSummary& summary) {
+  if (summary.p5 == summary.p95 && summary.mean == summary.p5) return short_number(summary.mean);
+  return fmt::format("{} [{} .. {}]", short_number(summary.mean), short_number(summary.p5),
+                     short_number(summary.p95));
+}
+
+const std::vector<std::string>& headline_metrics() {
+  static const std::vector<std::string> metrics = {
+      "allowed",        "overshoot",     "rolling_overshoot",
+      "excess",         "false_denials", "redis_round_trips_per_request",
+      "latency_us.p50", "latency_us.p99"};
+  return metrics;
+}
+
+ordered_json seeds_json(const SeedReport& report) {
+  ordered_json out;
+  out["scenario"] = report.scenario;
+  out["seeds"] = report.seeds;
+  ordered_json strategies = ordered_json::array();
+  for (const auto& [label, reports] : report.strategies) {
+    ordered_json metrics = ordered_json::object();
+    for (const auto& summary : summarize_metrics(reports))
+      metrics[summary.path] = summary_json(summary);
+    strategies.push_back({{"label", label}, {"metrics", metrics}});
+  }
+  out["strategies"] = strategies;
+  return out;
+}
+
+std::string seeds_table(const SeedReport& report) {
+  std::string out = fmt::format("\nover {} seeds ({}..{}): mean [p5 .. p95]\n", report.seeds.size(),
+                                report.seeds.front(), report.seeds.back());
+  for (const auto& [label, reports] : report.strategies) {
+    const auto summaries = summarize_metrics(reports);
+    out += label + "\n";
+    for (const std::string& path : headline_metrics()) {
+      if (const MetricSummary* s = find_summary(summaries, path))
+        out += fmt::format("  {:<31} {}\n", path, format_spread(*s));
+    }
+  }
+  return out;
+}
+
+std::string seeds_markdown(const SeedReport& report, const std::string& reproduce) {
+  std::string out =
+      fmt::format("# rlsim: {}, {} seeds\n\nseeds {}..{}; reproduce with `{}`\n\n", report.scenario,
+                  report.seeds.size(), report.seeds.front(), report.seeds.back(), reproduce);
+  out +=
+      "Every numeric metric of the report over the seeds: the mean, and the 5th and 95th "
+      "percentiles (nearest rank). Definitions: docs/metrics.md.\n";
+  for (const auto& [label, reports] : report.strategies) {
+    out += fmt::format(
+        "\n## {}\n\n| metric | mean | p5 | p95 | min | max |\n|---|--:|--:|--:|--:|--:|\n", label);
+    for (const auto& s : summarize_metrics(reports)) {
+      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", s.path, short_number(s.mean),
+                         short_number(s.p5), short_number(s.p95), short_number(s.min),
+                         short_number(s.max));
+    }
+  }
+  return out;
+}
+
+SeedReport run_seeds(const Scenario& scenario, const std::vector<ResolvedStrategy>& strategies,
+                     const std::vector<std::uint64_t>& seeds, unsigned threads, bool twice,
+                     std::vector<StrategyResult>& first, std::string& divergence) {
+  std::vector<GridJob> jobs;
+  for (const auto& strategy : strategies)
+    for (std::size_t s = 0; s < seeds.size(); ++s)
+      jobs.push_back({&scenario, &strategy, seeds[s], s == 0});
+  std::vector<GridOutcome> outcomes = run_grid(jobs, threads, twice);
+  SeedReport report;
+  report.scenario = scenario.name;
+  report.seeds = seeds;
+  divergence.clear();
+  std::size_t next = 0;
+  for (const auto& strategy : strategies) {
+    std::vector<ordered_json> reports;
+    for (std::size_t s = 0; s < seeds.size(); ++s) {
+      GridOutcome& outcome = outcomes[next++];
+      if (divergence.empty() && !outcome.divergence.empty())
+        divergence = fmt::format("strategy {} with seed {}: {}", strategy.label, seeds[s],
+                                 outcome.divergence);
+      if (s == 0) first.push_back(std::move(*outcome.result));
+      outcome.report.erase("series");
+      reports.push_back(std::move(outcome.report));
+    }
+    report.strategies.emplace_back(strategy.label, std::move(reports));
+  }
+  return report;
+}
+
+std::optional<std::string> write_seed_files(const SeedReport& report, const std::string& dir,
+                                            const std::string& reproduce) {
+  for (const auto& [name, text] :
+       {std::pair<std::string, std::string>{"seeds.json", seeds_json(report).dump(2) + "\n"},
+        {"seeds.md", seeds_markdown(report, reproduce)}}) {
+    if (auto error = write_file(std::filesystem::path(dir) / name, text)) return error;
+  }
+  return std::nullopt;
+}
+
+}  // namespace rlsim

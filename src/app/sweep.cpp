@@ -1,0 +1,434 @@
+#include "app/sweep.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "app/commands.h"
+#include "app/exit_codes.h"
+#include "app/expect.h"
+#include "app/parallel.h"
+#include "app/report_files.h"
+#include "app/seeds.h"
+#include "report/svg_chart.h"
+
+namespace rlsim {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+const std::vector<std::string> kDefaultSweepMetrics = {"overshoot", "redis_round_trips_per_request",
+                                                       "latency_us.p99"};
+
+std::string value_text(const ordered_json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+std::string type_name(const ordered_json& value) {
+  if (value.is_object()) return "an object";
+  if (value.is_array()) return fmt::format("an array of {} entries", value.size());
+  if (value.is_string()) return "a string";
+  return "a " + std::string(value.type_name());
+}
+
+}  // namespace
+
+SweepParameter parse_set(const std::string& text) {
+  const auto equals = text.find('=');
+  if (equals == std::string::npos || equals == 0)
+    throw ScenarioError(
+        fmt::format("--set {}: expected PATH=V1,V2,... (e.g. instances.count=2,5)", text));
+  SweepParameter parameter;
+  parameter.path = text.substr(0, equals);
+  if (!parse_metric_path(parameter.path))
+    throw ScenarioError(
+        fmt::format("--set {}: \"{}\" is not a path (field names separated by '.', indexes as [N])",
+                    text, parameter.path));
+  const std::string list = text.substr(equals + 1);
+  std::size_t from = 0;
+  while (true) {
+    const auto comma = list.find(',', from);
+    const std::string item =
+        list.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    if (item.empty())
+      throw ScenarioError(fmt::format("--set {}: an empty value in the list", text));
+    ordered_json value = ordered_json::parse(item, nullptr, false);
+    if (value.is_discarded() || value.is_object() || value.is_array()) value = item;
+    parameter.values.push_back(std::move(value));
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  return parameter;
+}
+
+void apply_setting(ordered_json& scenario, const std::string& path, const ordered_json& value) {
+  const auto steps = parse_metric_path(path);
+  if (!steps) throw ScenarioError(fmt::format("--set {}: not a path", path));
+  ordered_json* node = &scenario;
+  std::string walked;
+  for (std::size_t i = 0; i < steps->size(); ++i) {
+    const MetricStep& step = (*steps)[i];
+    const bool last = i + 1 == steps->size();
+    const std::string where = walked.empty() ? "the scenario" : walked;
+    if (step.is_index) {
+      if (!node->is_array())
+        throw ScenarioError(
+            fmt::format("--set {}: {} is {}, not an array", path, where, type_name(*node)));
+      if (step.index >= node->size())
+        throw ScenarioError(fmt::format("--set {}: {} has {} entries, no [{}]", path, where,
+                                        node->size(), step.index));
+      node = &(*node)[step.index];
+      walked += fmt::format("[{}]", step.index);
+    } else {
+      // A strategy entry may be a bare name; a field set on it needs the object form.
+      if (node->is_string() && walked.rfind("strategies[", 0) == 0 &&
+          walked.find('.') == std::string::npos)
+        *node = ordered_json{{"name", node->get<std::string>()}};
+      if (!node->is_object())
+        throw ScenarioError(
+            fmt::format("--set {}: {} is {}, not an object", path, where, type_name(*node)));
+      if (!last && !node->contains(step.name)) (*node)[step.name] = ordered_json::object();
+      node = &(*node)[step.name];
+      walked += (walked.empty() ? "" : ".") + step.name;
+    }
+  }
+  *node = value;
+}
+
+std::vector<std::vector<std::size_t>> sweep_grid(const std::vector<SweepParameter>& parameters) {
+  std::vector<std::vector<std::size_t>> points(1);
+  for (const auto& parameter : parameters) {
+    std::vector<std::vector<std::size_t>> next;
+    for (const auto& point : points) {
+      for (std::size_t v = 0; v < parameter.values.size(); ++v) {
+        next.push_back(point);
+        next.back().push_back(v);
+      }
+    }
+    points = std::move(next);
+  }
+  return points;
+}
+
+namespace {
+
+// One grid point: its scenario and strategies, and per strategy the reports over the seeds.
+struct Point {
+  std::vector<std::size_t> value_index;
+  std::string setting;  // "instances.count=5 strategies[1].batch=10"
+  Scenario scenario;
+  std::vector<ResolvedStrategy> strategies;
+  std::vector<std::vector<ordered_json>> reports;  // [strategy][seed]
+  std::vector<std::vector<MetricSummary>> summaries;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+const MetricSummary* find_summary(const std::vector<MetricSummary>& summaries,
+                                  const std::string& path) {
+  for (const auto& s : summaries)
+    if (s.path == path) return &s;
+  return nullptr;
+}
+
+// The x value of a parameter's value: the number itself, else its position (1, 2, ...).
+bool all_numeric(const SweepParameter& parameter) {
+  for (const auto& v : parameter.values)
+    if (!v.is_number()) return false;
+  return true;
+}
+
+std::vector<Chart> sweep_charts(const std::vector<SweepParameter>& parameters,
+                                const std::vector<Point>& points,
+                                const std::vector<std::string>& metrics, std::size_t seeds) {
+  std::vector<Chart> charts;
+  const SweepParameter& x_parameter = parameters.front();
+  const bool numeric = all_numeric(x_parameter);
+  const auto& palette = chart_palette();
+  for (const std::string& metric : metrics) {
+    Chart chart;
+    chart.id = "sweep-" + metric;
+    for (char& c : chart.id)
+      if (c == '.' || c == '[' || c == ']') c = '-';
+    // Short enough for the chart's width; the x axis names the swept field.
+    chart.title = seeds > 1 ? fmt::format("{} (mean of {} seeds)", metric, seeds) : metric;
+    chart.x_label =
+        numeric ? x_parameter.path : x_parameter.path + " (position in the list of values)";
+    chart.y_label = metric;
+    // One series per strategy label and combination of the other parameters' values.
+    std::vector<std::string> names;
+    for (const Point& point : points) {
+      std::string rest;
+      for (std::size_t p = 1; p < parameters.size(); ++p)
+        rest += fmt::format(", {}={}", parameters[p].path,
+                            value_text(parameters[p].values[point.value_index[p]]));
+      const std::size_t v = point.value_index[0];
+      const double x = numeric ? x_parameter.values[v].get<double>() : static_cast<double>(v + 1);
+      for (std::size_t k = 0; k < point.strategies.size(); ++k) {
+        const MetricSummary* summary = find_summary(point.summaries[k], metric);
+        if (summary == nullptr) continue;
+        const std::string name = point.strategies[k].label + rest;
+        auto it = std::find(names.begin(), names.end(), name);
+        if (it == names.end()) {
+          names.push_back(name);
+          chart.series.push_back(
+              ChartSeries{name, palette[(names.size() - 1) % palette.size()], {}, false, false});
+          it = names.end() - 1;
+        }
+        chart.series[static_cast<std::size_t>(it - names.begin())].points.emplace_back(
+            x, summary->mean);
+      }
+    }
+    charts.push_back(std::move(chart));
+  }
+  return charts;
+}
+
+std::string cell(const std::vector<MetricSummary>& summaries, const std::string& metric) {
+  const MetricSummary* s = find_summary(summaries, metric);
+  return s == nullptr ? "-" : format_spread(*s);
+}
+
+// Rows of the sweep table: one per grid point and strategy.
+std::vector<std::vector<std::string>> table_rows(const std::vector<SweepParameter>& parameters,
+                                                 const std::vector<Point>& points,
+                                                 const std::vector<std::string>& metrics) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header;
+  header.reserve(parameters.size() + 1 + metrics.size());
+  for (const auto& p : parameters) header.push_back(p.path);
+  header.push_back("strategy");
+  for (const auto& m : metrics) header.push_back(m);
+  rows.push_back(header);
+  for (const Point& point : points) {
+    for (std::size_t k = 0; k < point.strategies.size(); ++k) {
+      std::vector<std::string> row;
+      for (std::size_t p = 0; p < parameters.size(); ++p)
+        row.push_back(value_text(parameters[p].values[point.value_index[p]]));
+      row.push_back(point.strategies[k].label);
+      for (const auto& m : metrics) row.push_back(cell(point.summaries[k], m));
+      rows.push_back(row);
+    }
+  }
+  return rows;
+}
+
+std::string text_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (widths.size() <= c) widths.push_back(0);
+      widths[c] = std::max(widths[c], row[c].size());
+    }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c)
+      line += (c == 0 ? "" : "  ") + fmt::format("{:<{}}", row[c], widths[c]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string markdown_table(const std::vector<std::vector<std::string>>& rows) {
+  std::string out;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    out += "|";
+    for (const auto& c : rows[r]) out += " " + c + " |";
+    out += "\n";
+    if (r == 0) {
+      out += "|";
+      for (std::size_t c = 0; c < rows[0].size(); ++c) out += "---|";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+std::string html_table(const std::vector<std::vector<std::string>>& rows) {
+  std::string out = "<div class=\"table-wrap\"><table id=\"sweep\">\n";
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    out += r == 0 ? "<thead><tr>" : "<tr>";
+    for (const auto& c : rows[r])
+      out += (r == 0 ? "<th>" : "<td>") + xml_escape(c) + (r == 0 ? "</th>" : "</td>");
+    out += r == 0 ? "</tr></thead>\n<tbody>\n" : "</tr>\n";
+  }
+  return out + "</tbody></table></div>\n";
+}
+
+}  // namespace
+
+int command_sweep(const SweepOptions& options) {
+  if (options.sets.empty()) throw ScenarioError("sweep: give at least one --set PATH=V1,V2,...");
+  // The unchanged scenario first: its own errors are reported as they are.
+  const Scenario base = load_scenario(options.scenario_path);
+  resolve_strategies(base, options.scenario_path);
+  const ordered_json document = ordered_json::parse(read_text(options.scenario_path));
+
+  std::vector<SweepParameter> parameters;
+  for (const auto& text : options.sets) {
+    parameters.push_back(parse_set(text));
+    for (const auto& earlier : parameters)
+      if (&earlier != &parameters.back() && earlier.path == parameters.back().path)
+        throw ScenarioError(fmt::format("--set {}: this path is given twice", earlier.path));
+  }
+  const std::vector<std::string>& metrics =
+      options.metrics.empty() ? kDefaultSweepMetrics : options.metrics;
+  for (const auto& metric : metrics)
+    if (!parse_metric_path(metric))
+      throw ScenarioError(fmt::format("--metric {}: not a metric path", metric));
+
+  const std::uint64_t first_seed = options.seed.value_or(base.seed);
+  const std::vector<std::uint64_t> seeds = seed_range(first_seed, options.seeds);
+
+  std::vector<Point> points;
+  for (const auto& value_index : sweep_grid(parameters)) {
+    Point point;
+    point.value_index = value_index;
+    ordered_json changed = document;
+    for (std::size_t p = 0; p < parameters.size(); ++p) {
+      const ordered_json& value = parameters[p].values[value_index[p]];
+      apply_setting(changed, parameters[p].path, value);
+      point.setting +=
+          fmt::format("{}{}={}", p == 0 ? "" : " ", parameters[p].path, value_text(value));
+    }
+    // Messages name the file and the settings that made the variant ("x.json with --set ...").
+    const std::string file = options.scenario_path + " with --set " + point.setting;
+    point.scenario = parse_scenario(changed.dump(), file);
+    point.scenario.file = options.scenario_path;  // scripts resolve from the scenario's folder
+    point.strategies = select_strategies(resolve_strategies(point.scenario, file), options.labels,
+                                         options.scenario_path);
+    points.push_back(std::move(point));
+  }
+  const std::size_t runs = points.size() * points.front().strategies.size() * seeds.size();
+  if (runs > kMaxSweepRuns)
+    throw ScenarioError(fmt::format("sweep: {} runs (grid points x strategies x seeds); at most {}",
+                                    runs, kMaxSweepRuns));
+
+  std::vector<GridJob> jobs;
+  for (const Point& point : points)
+    for (const auto& strategy : point.strategies)
+      for (const std::uint64_t seed : seeds)
+        jobs.push_back({&point.scenario, &strategy, seed, false});
+  const unsigned threads = options.jobs == 0 ? default_jobs() : options.jobs;
+  std::vector<GridOutcome> outcomes = run_grid(jobs, threads, false);
+
+  std::size_t next = 0;
+  for (Point& point : points) {
+    for (std::size_t k = 0; k < point.strategies.size(); ++k) {
+      std::vector<ordered_json> reports;
+      for (std::size_t s = 0; s < seeds.size(); ++s)
+        reports.push_back(std::move(outcomes[next++].report));
+      point.summaries.push_back(summarize_metrics(reports));
+    }
+  }
+  // Every chosen metric must exist in some strategy's report (strategy_metrics differ).
+  for (const auto& metric : metrics) {
+    bool found = false;
+    for (const Point& point : points)
+      for (const auto& summaries : point.summaries)
+        found = found || find_summary(summaries, metric);
+    if (!found)
+      throw ScenarioError(fmt::format(
+          "--metric {}: no strategy's report has this numeric metric (see docs/metrics.md)",
+          metric));
+  }
+
+  std::string reproduce = "rlsim sweep " + shell_quote(options.scenario_path);
+  for (const auto& set : options.sets) reproduce += " --set " + shell_quote(set);
+  for (const auto& label : options.labels) reproduce += " --strategy " + shell_quote(label);
+  for (const auto& metric : options.metrics) reproduce += " --metric " + shell_quote(metric);
+  reproduce += fmt::format(" --seed {}", first_seed);
+  if (seeds.size() > 1) reproduce += fmt::format(" --seeds {}", seeds.size());
+
+  ordered_json out;
+  out["scenario"] = base.name;
+  out["seeds"] = seeds;
+  ordered_json parameter_json = ordered_json::array();
+  for (const auto& p : parameters)
+    parameter_json.push_back({{"path", p.path}, {"values", p.values}});
+  out["parameters"] = parameter_json;
+  out["metrics"] = metrics;
+  ordered_json point_json = ordered_json::array();
+  for (const Point& point : points) {
+    ordered_json set = ordered_json::object();
+    for (std::size_t p = 0; p < parameters.size(); ++p)
+      set[parameters[p].path] = parameters[p].values[point.value_index[p]];
+    ordered_json strategies = ordered_json::array();
+    for (std::size_t k = 0; k < point.strategies.size(); ++k) {
+      ordered_json m = ordered_json::object();
+      for (const auto& summary : point.summaries[k]) m[summary.path] = summary_json(summary);
+      strategies.push_back({{"label", point.strategies[k].label}, {"metrics", m}});
+    }
+    point_json.push_back({{"set", set}, {"strategies", strategies}});
+  }
+  out["points"] = point_json;
+  out["reproduce"] = reproduce;
+
+  const std::filesystem::path dir = options.out_dir.empty()
+                                        ? std::filesystem::path("reports") / (base.name + "-sweep")
+                                        : std::filesystem::path(options.out_dir);
+  const auto rows = table_rows(parameters, points, metrics);
+  const std::vector<Chart> charts = sweep_charts(parameters, points, metrics, seeds.size());
+  const std::string spread_note =
+      seeds.size() > 1
+          ? fmt::format("Over seeds {}..{}: mean [p5 .. p95].", seeds.front(), seeds.back())
+          : fmt::format("Seed {}.", seeds.front());
+
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::optional<std::string> error;
+  if (ec) error = fmt::format("cannot create {}: {}", dir.string(), ec.message());
+  std::string md = fmt::format("# rlsim sweep: {}\n\n{} Reproduce with `{}`\n\n{}\n", base.name,
+                               spread_note, reproduce, markdown_table(rows));
+  std::string html = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<meta "
+      "name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>rlsim sweep: "
+      "{0}</title>\n<style>body{{font-family:system-ui,sans-serif;margin:0 "
+      "auto;max-width:1100px;padding:1rem;font-size:18px}}.table-wrap{{overflow-x:auto}}"
+      "table{{border-collapse:collapse}}th,td{{padding:.3rem .6rem;border-bottom:1px solid "
+      "#ddd;text-align:left;white-space:nowrap}}svg.chart{{width:100%;height:auto;max-width:"
+      "1000px}}</style>\n</head>\n<body>\n<h1>rlsim sweep: {0}</h1>\n<p>{1} Reproduce with "
+      "<code id=\"reproduce\">{2}</code></p>\n{3}",
+      xml_escape(base.name), xml_escape(spread_note), xml_escape(reproduce), html_table(rows));
+  for (const Chart& chart : charts) {
+    const std::string file = fmt::format("chart-{}.svg", chart.id);
+    md += fmt::format("![{}]({})\n\n", chart.title, file);
+    html += render_svg(chart);
+    if (!error)
+      error = write_file(dir / file,
+                         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + render_svg(chart));
+  }
+  html += "</body>\n</html>\n";
+  if (!error) error = write_file(dir / "sweep.json", out.dump(2) + "\n");
+  if (!error) error = write_file(dir / "sweep.md", md);
+  if (!error) error = write_file(dir / "sweep.html", html);
+  if (error) {
+    std::cerr << fmt::format("rlsim: cannot write the sweep report: {}\n", *error);
+    return exit_code::kOutputError;
+  }
+  if (options.json) {
+    std::cout << out.dump(2) << "\n";
+    return exit_code::kOk;
+  }
+  std::cout << fmt::format(
+      "rlsim sweep: {}, {} grid points x {} strategies x {} seed(s) = {} runs\n{}\n\n", base.name,
+      points.size(), points.front().strategies.size(), seeds.size(), runs, spread_note);
+  std::cout << text_table(rows);
+  std::cout << fmt::format(
+      "\nreproduce with: {}\nreport: {} (also sweep.md, sweep.html, chart-*.svg)\n", reproduce,
+      (dir / "sweep.json").string());
+  return exit_code::kOk;
+}
+
+}  // namespace rlsim

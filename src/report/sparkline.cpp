@@ -1,0 +1,78 @@
+#include "report/sparkline.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "report/html_report.h"
+
+namespace rlsim {
+
+std::string sparkline(const std::vector<double>& values, double top, std::size_t width) {
+  static const char* const kBlocks[] = {"\u2581", "\u2582", "\u2583", "\u2584",
+                                        "\u2585", "\u2586", "\u2587", "\u2588"};
+  std::string out;
+  if (values.empty() || width == 0) return out;
+  const std::size_t cells = std::min(width, values.size());
+  for (std::size_t c = 0; c < cells; ++c) {
+    const std::size_t from = c * values.size() / cells;
+    const std::size_t to = (c + 1) * values.size() / cells;
+    double sum = 0;
+    for (std::size_t i = from; i < to; ++i) sum += values[i];
+    const double mean = sum / static_cast<double>(to - from);
+    const double level = top <= 0 ? 0 : std::clamp(mean / top, 0.0, 1.0);
+    out += kBlocks[static_cast<std::size_t>(std::lround(level * 7))];
+  }
+  return out;
+}
+
+std::string strategy_lines(const RunResult& result, bool color) {
+  constexpr std::size_t kWidth = 40;
+  double top = 0;
+  for (const auto& strategy : result.strategies)
+    for (const auto& point : strategy.totals.series)
+      top = std::max(top, static_cast<double>(point.admitted));
+  const Scenario& scenario = *result.scenario;
+  std::string out = fmt::format("\nadmitted per {} window (one scale, top {:.0f}), and verdicts\n",
+                                format_duration(scenario.limits.front().window_us), top);
+  for (const auto& strategy : result.strategies) {
+    std::vector<double> admitted;
+    for (const auto& point : strategy.totals.series)
+      admitted.push_back(static_cast<double>(point.admitted));
+    // The worst limit decides the verdict.
+    const LimitMetrics* worst = nullptr;
+    std::size_t worst_index = 0;
+    for (std::size_t i = 0; i < strategy.totals.limits.size(); ++i) {
+      if (worst == nullptr || strategy.totals.limits[i].overshoot > worst->overshoot) {
+        worst = &strategy.totals.limits[i];
+        worst_index = i;
+      }
+    }
+    std::string text = verdict(worst == nullptr ? 0 : worst->overshoot);
+    if (color)
+      text = fmt::format("\033[{}m{}\033[0m",
+                         worst != nullptr && worst->overshoot > 1.0001 ? "31" : "32", text);
+    std::string detail;
+    if (worst != nullptr) {
+      const Limit& limit = scenario.limits[worst_index];
+      std::int64_t false_denials = 0;
+      for (const auto& l : strategy.totals.limits) false_denials += l.false_denials;
+      const double round_trips = strategy.totals.offered == 0
+                                     ? 0.0
+                                     : static_cast<double>(strategy.redis_round_trips) /
+                                           static_cast<double>(strategy.totals.offered);
+      detail = fmt::format(
+          ": {} admitted for one {} in one {} window (limit {}); {} false denials; {:.2f} round "
+          "trips per request",
+          worst->max_in_window, to_string(limit.key), format_duration(limit.window_us), limit.limit,
+          false_denials, round_trips);
+    }
+    const std::string spark = sparkline(admitted, top, kWidth);
+    out += fmt::format("{:<22} {}{} {}{}\n", strategy.label, spark,
+                       std::string(kWidth - std::min(kWidth, admitted.size()), ' '), text, detail);
+  }
+  return out;
+}
+
+}  // namespace rlsim

@@ -1,0 +1,20 @@
+#pragma once
+// The terminal table's per-strategy lines: a sparkline of admitted traffic per window (one scale
+// for every strategy, so the 10x gap shows as a height) and a one-line verdict.
+#include <string>
+#include <vector>
+
+#include "report/report.h"
+
+namespace rlsim {
+
+// Unicode block characters (U+2581..U+2588), one per cell, `top` mapping to the full block. With
+// more values than `width`, each cell shows the mean of a run of consecutive values. "" for none.
+std::string sparkline(const std::vector<double>& values, double top, std::size_t width);
+
+// One line per strategy: label, sparkline of admitted requests per window of the first limit,
+// and the verdict ("10.00x the limit: 1000 admitted for one user in one 1m window, limit 100;
+// 0 false denials; 0.00 round trips per request"). Red/green verdicts when `color`.
+std::string strategy_lines(const RunResult& result, bool color);
+
+}  // namespace rlsim

@@ -1,0 +1,212 @@
+// Sweeps and multi-seed runs: --set parsing and application, the grid, seed summaries, results
+// independent of the thread count, and the `sweep` and `run --seeds` commands end to end.
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "app/seeds.h"
+#include "app/sweep.h"
+#include "cli_dir.h"
+#include "oracle/window_latency.h"
+#include "report/sparkline.h"
+#include "test_util.h"
+
+namespace fs = std::filesystem;
+using Catch::Contains;
+using nlohmann::ordered_json;
+using namespace rlsim;
+using rlsim::testing::CliDir;
+using rlsim::testing::read_text_file;
+
+namespace {
+
+const char* const kScenario = R"({
+  "name": "sweepy",
+  "seed": 3,
+  "duration": "4s",
+  "limits": [{"name": "per_user", "key": "user", "limit": 20, "window": "1s"}],
+  "instances": {"count": 3},
+  "load_balancer": {"policy": "random"},
+  "traffic": [{"name": "g", "users": 2, "rate": "60/s"}],
+  "redis": {"rtt": {"p50": "0.5ms", "p99": "2ms"}, "timeout": "20ms"},
+  "strategies": ["in_memory", "redis_fixed_window"]
+})";
+
+}  // namespace
+
+TEST_CASE("parse_set reads a path and JSON or string values") {
+  const SweepParameter p = parse_set("strategies[1].batch=10,50,true,10ms,\"x\"");
+  CHECK(p.path == "strategies[1].batch");
+  REQUIRE(p.values.size() == 5);
+  CHECK(p.values[0] == 10);
+  CHECK(p.values[2] == true);
+  CHECK(p.values[3] == "10ms");
+  CHECK(p.values[4] == "x");
+  CHECK_THROWS_WITH(parse_set("instances.count"), Contains("expected PATH=V1,V2"));
+  CHECK_THROWS_WITH(parse_set("instances.count=1,,2"), Contains("empty value"));
+  CHECK_THROWS_WITH(parse_set("a..b=1"), Contains("is not a path"));
+}
+
+TEST_CASE("apply_setting changes one field, creating objects and expanding bare strategy names") {
+  ordered_json doc = ordered_json::parse(kScenario);
+  apply_setting(doc, "instances.count", 7);
+  CHECK(doc["instances"]["count"] == 7);
+  apply_setting(doc, "strategies[1].on_error", "deny");
+  CHECK(doc["strategies"][1] ==
+        ordered_json({{"name", "redis_fixed_window"}, {"on_error", "deny"}}));
+  apply_setting(doc, "redis.rtt.p50", "1ms");
+  CHECK(doc["redis"]["rtt"]["p50"] == "1ms");
+  apply_setting(doc, "balancer_note.x", 1);  // created; the loader will reject it, not this
+  CHECK(doc["balancer_note"]["x"] == 1);
+  CHECK_THROWS_WITH(apply_setting(doc, "strategies[5].batch", 1),
+                    Contains("strategies has 2 entries, no [5]"));
+  CHECK_THROWS_WITH(apply_setting(doc, "limits.x", 1), Contains("limits is an array"));
+  // Only a strategy entry turns from a name into an object; another string stays a value.
+  CHECK_THROWS_WITH(apply_setting(doc, "name.x", 1), Contains("name is a string, not an object"));
+}
+
+TEST_CASE("the grid is every combination, the first parameter slowest") {
+  const auto grid = sweep_grid({parse_set("a=1,2"), parse_set("b=x,y,z")});
+  REQUIRE(grid.size() == 6);
+  CHECK(grid[0] == std::vector<std::size_t>{0, 0});
+  CHECK(grid[2] == std::vector<std::size_t>{0, 2});
+  CHECK(grid[3] == std::vector<std::size_t>{1, 0});
+}
+
+TEST_CASE("seed summaries: mean in seed order, nearest-rank p5 and p95, every numeric metric") {
+  std::vector<ordered_json> reports;
+  for (int i = 1; i <= 20; ++i)
+    reports.push_back({{"label", "x"}, {"overshoot", i}, {"latency_us", {{"p99", 2 * i}}}});
+  const auto summaries = summarize_metrics(reports);
+  REQUIRE(summaries.size() == 2);
+  CHECK(summaries[0].path == "overshoot");
+  CHECK(summaries[0].mean == Approx(10.5));
+  CHECK(summaries[0].p5 == 1);    // rank ceil(0.05 * 20) = 1
+  CHECK(summaries[0].p95 == 19);  // rank ceil(0.95 * 20) = 19
+  CHECK(summaries[1].path == "latency_us.p99");
+  CHECK(summaries[1].max == 40);
+  CHECK(nearest_rank({}, 0.5) == 0);
+  CHECK(format_spread(summaries[0]) == "10.5 [1 .. 19]");
+}
+
+TEST_CASE("grid runs give the same reports on one thread and on several") {
+  const Scenario scenario = parse_scenario(kScenario, "s.json");
+  const auto strategies = resolve_strategies(scenario, "s.json");
+  std::vector<GridJob> jobs;
+  for (const auto& strategy : strategies)
+    for (std::uint64_t seed = 1; seed <= 4; ++seed)
+      jobs.push_back({&scenario, &strategy, seed, false});
+  const auto one = run_grid(jobs, 1, false);
+  const auto two = run_grid(jobs, 2, false);
+  const auto four = run_grid(jobs, 4, true);
+  REQUIRE(one.size() == jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    CHECK(one[i].report.dump() == two[i].report.dump());
+    CHECK(one[i].report.dump() == four[i].report.dump());
+    CHECK(four[i].divergence.empty());
+  }
+  // Different seeds do give different numbers: the comparison above can fail.
+  CHECK(one[4].report.dump() != one[5].report.dump());
+}
+
+TEST_CASE("window latency quantiles are exact below 64 us and at most 1/16 above beyond") {
+  WindowLatency w;
+  CHECK(w.quantile(0.5) == 0);
+  for (int v = 1; v <= 50; ++v) w.record(v);
+  CHECK(w.quantile(0.5) == 25);
+  CHECK(w.quantile(1.0) == 50);
+  w.clear();
+  for (int i = 0; i < 99; ++i) w.record(1000);
+  w.record(100000);
+  CHECK(w.quantile(0.5) >= 1000);
+  CHECK(w.quantile(0.5) <= 1000 + 1000 / 16);
+  CHECK(w.quantile(1.0) == 100000);
+  CHECK(w.max() == 100000);
+  w.clear();
+  CHECK(w.count() == 0);
+  w.record(7);
+  CHECK(w.quantile(0.99) == 7);
+}
+
+TEST_CASE("sparkline: one block per value, scaled to the top, grouped when too many") {
+  CHECK(sparkline({}, 10, 5).empty());
+  CHECK(sparkline({0, 5, 10}, 10, 10) == "\u2581\u2585\u2588");
+  CHECK(sparkline({10, 10, 0, 0}, 10, 2) == "\u2588\u2581");
+}
+
+TEST_CASE("the report series carries per-window latency and per-instance admissions") {
+  const Scenario scenario = parse_scenario(kScenario, "s.json");
+  const RunResult result = testing::run_text(scenario);
+  const auto& redis = testing::by_label(result, "redis_fixed_window").totals.series;
+  REQUIRE(redis.size() == 4);
+  for (const auto& point : redis) {
+    CHECK(point.latency_p50_us >= 300);  // RTT p50 0.5 ms, sampled
+    CHECK(point.latency_p99_us >= point.latency_p50_us);
+    CHECK(point.latency_max_us >= point.latency_p99_us);
+    std::int64_t sum = 0;
+    for (auto n : point.admitted_by_instance) sum += n;
+    CHECK(sum == point.admitted);
+    CHECK(point.admitted_by_instance.size() <= 3);
+  }
+  const auto& memory = testing::by_label(result, "in_memory").totals.series;
+  CHECK(memory.back().latency_p99_us == 0);
+}
+
+TEST_CASE("rlsim sweep writes the table, JSON, Markdown, HTML and charts, the same on any -j") {
+  CliDir dir("sweep", kScenario);
+  REQUIRE(
+      dir.rlsim("sweep s.json --set instances.count=1,2,4 --metric overshoot --jobs 1 --out one") ==
+      0);
+  CHECK_THAT(dir.out() + dir.err(), Contains("3 grid points x 2 strategies x 1 seed(s) = 6 runs"));
+  REQUIRE(
+      dir.rlsim("sweep s.json --set instances.count=1,2,4 --metric overshoot --jobs 2 --out two") ==
+      0);
+  const std::string a = read_text_file(dir.path / "one" / "sweep.json");
+  CHECK(a == read_text_file(dir.path / "two" / "sweep.json"));
+  CHECK(read_text_file(dir.path / "one" / "chart-sweep-overshoot.svg") ==
+        read_text_file(dir.path / "two" / "chart-sweep-overshoot.svg"));
+  const auto json = ordered_json::parse(a);
+  REQUIRE(json["points"].size() == 3);
+  // In-memory counters: the overshoot follows the instance count.
+  const auto overshoot = [&](std::size_t point) {
+    return json["points"][point]["strategies"][0]["metrics"]["overshoot"]["mean"].get<double>();
+  };
+  CHECK(overshoot(0) < overshoot(1));
+  CHECK(overshoot(1) < overshoot(2));
+  CHECK(fs::exists(dir.path / "one" / "sweep.md"));
+  CHECK_THAT(read_text_file(dir.path / "one" / "sweep.html"),
+             Contains("id=\"chart-sweep-overshoot\""));
+}
+
+TEST_CASE("rlsim sweep rejects bad settings and metrics with exit 2") {
+  CliDir dir("sweep", kScenario);
+  CHECK(dir.rlsim("sweep s.json --set instances.count=0") == 2);
+  CHECK_THAT(dir.out() + dir.err(), Contains("s.json with --set instances.count=0"));
+  CHECK(dir.rlsim("sweep s.json --set strategies[4].x=1") == 2);
+  CHECK_THAT(dir.out() + dir.err(), Contains("no [4]"));
+  CHECK(dir.rlsim("sweep s.json --set instances.count=2 --metric nope") == 2);
+  CHECK_THAT(dir.out() + dir.err(), Contains("--metric nope"));
+  CHECK(dir.rlsim("sweep s.json") == 2);
+  // A report folder that cannot be created (s.json is a file): exit 3.
+  CHECK(dir.rlsim("sweep s.json --set instances.count=2 --out s.json/x") == 3);
+  CHECK_THAT(dir.err(), Contains("cannot write the sweep report"));
+}
+
+TEST_CASE("rlsim run --seeds writes seeds.json beside an unchanged report") {
+  CliDir dir("sweep", kScenario);
+  REQUIRE(dir.rlsim("run s.json --out plain") == 0);
+  std::string out;
+  REQUIRE(dir.rlsim("run s.json --seeds 5 --out many") == 0);
+  CHECK_THAT(dir.out() + dir.err(), Contains("over 5 seeds (3..7)"));
+  CHECK(read_text_file(dir.path / "plain" / "report.json") ==
+        read_text_file(dir.path / "many" / "report.json"));
+  CHECK(read_text_file(dir.path / "plain" / "report.html") ==
+        read_text_file(dir.path / "many" / "report.html"));
+  const auto seeds = ordered_json::parse(read_text_file(dir.path / "many" / "seeds.json"));
+  CHECK(seeds["seeds"] == ordered_json({3, 4, 5, 6, 7}));
+  const auto& allowed = seeds["strategies"][1]["metrics"]["offered"];  // Poisson: varies
+  CHECK(allowed["runs"] == 5);
+  CHECK(allowed["p5"].get<double>() <= allowed["mean"].get<double>());
+  CHECK(allowed["mean"].get<double>() <= allowed["p95"].get<double>());
+  CHECK(allowed["min"].get<double>() < allowed["max"].get<double>());
+  CHECK(fs::exists(dir.path / "many" / "seeds.md"));
+}
