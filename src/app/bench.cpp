@@ -8,8 +8,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <queue>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "app/exit_codes.h"
@@ -19,8 +22,31 @@
 namespace rlsim {
 namespace {
 
+// custom_lua has no default script: the bench runs the production-style fixed-window script of
+// scenarios/scripts/fixed_window.lua (INCR, PEXPIRE on the first hit, compare with ARGV[1]),
+// written to a temporary file for the run.
+constexpr const char* kCustomLuaBenchScript = R"lua(local current = redis.call('INCR', KEYS[1])
+if current == 1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+if current > tonumber(ARGV[1]) then
+  return 0
+end
+return 1
+)lua";
+
+// The strategy entry of the bench scenario; `script_path` is custom_lua's script.
+std::string strategy_entry(const std::string& strategy, const std::string& script_path) {
+  if (strategy != "custom_lua") return fmt::format("\"{}\"", strategy);
+  return fmt::format(
+      R"({{"name": "custom_lua", "script": "{}", "keys": ["${{prefix}}${{key}}:${{window}}"],
+      "args": ["${{limit}}", "${{window_ms}}"], "allow_if": "reply == 1"}})",
+      script_path);
+}
+
 // The demo at scale: 10 instances, 1000 users, per-user limit 100/min, Poisson arrivals.
-std::string bench_scenario(std::int64_t requests, const std::string& strategy, bool scale) {
+std::string bench_scenario(std::int64_t requests, const std::string& strategy, bool scale,
+                           const std::string& script_path) {
   // --scale: the largest deployment the scenario bounds allow, 10,000 instances and 1M users.
   const int instances = scale ? 10'000 : 10;
   const std::int64_t users = scale ? 1'000'000 : 1000;
@@ -32,8 +58,8 @@ std::string bench_scenario(std::int64_t requests, const std::string& strategy, b
     "instances": {{"count": {}}}, "load_balancer": {{"policy": "round_robin"}},
     "traffic": [{{"name": "users", "users": {}, "rate": "{}/m", "arrival": "poisson"}}],
     "redis": {{"rtt": {{"p50": "0.5ms", "p99": "2ms"}}, "service_time": "1us", "timeout": "50ms"}},
-    "strategies": ["{}"]}})",
-                     instances, users, per_user_per_min, strategy);
+    "strategies": [{}]}})",
+                     instances, users, per_user_per_min, strategy_entry(strategy, script_path));
 }
 
 // The floor the simulator is measured against: a bare heap-and-hash-map event loop over the same
@@ -75,13 +101,24 @@ std::int64_t bare_event_loop(std::int64_t requests) {
 
 constexpr const char* kBareLoop = "(bare event loop)";
 
+// Writes kCustomLuaBenchScript into a fresh temporary directory and returns the file's path
+// (the caller removes the directory after the run).
+std::string write_bench_script() {
+  std::string dir = (std::filesystem::temp_directory_path() / "rlsim-bench-XXXXXX").string();
+  if (::mkdtemp(dir.data()) == nullptr) throw std::runtime_error("bench: cannot create a temp dir");
+  const std::string path = dir + "/fixed_window.lua";
+  std::ofstream(path) << kCustomLuaBenchScript;
+  return path;
+}
+
 }  // namespace
 
 int command_bench(const BenchOptions& options) {
-  // A strategy with a required parameter (custom_lua's script) has no default to bench.
+  // A strategy with a required parameter (custom_lua's script) has no default to bench, except
+  // custom_lua, which the bench gives a script of its own (kCustomLuaBenchScript).
   const auto needs_parameters = [](const StrategyInfo& info) {
-    return std::any_of(info.params.begin(), info.params.end(),
-                       [](const ParamSpec& p) { return p.required; });
+    return info.name != "custom_lua" && std::any_of(info.params.begin(), info.params.end(),
+                                                    [](const ParamSpec& p) { return p.required; });
   };
   std::vector<std::string> names = options.strategies;
   if (names.empty()) {
@@ -125,13 +162,17 @@ int command_bench(const BenchOptions& options) {
         offered = bare_event_loop(options.requests);
         wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       } else {
-        const Scenario scenario =
-            parse_scenario(bench_scenario(options.requests, name, options.scale), "<bench>");
+        const std::string script_path = name == "custom_lua" ? write_bench_script() : "";
+        const Scenario scenario = parse_scenario(
+            bench_scenario(options.requests, name, options.scale, script_path), "<bench>");
         const auto strategies = resolve_strategies(scenario, "<bench>");
         const auto started = std::chrono::steady_clock::now();
         const StrategyResult result = run_strategy(scenario, strategies.front(), scenario.seed);
         wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         offered = result.totals.offered;
+        std::error_code ignored;
+        if (!script_path.empty())
+          std::filesystem::remove_all(std::filesystem::path(script_path).parent_path(), ignored);
       }
       const std::string line = fmt::format("{} {}", offered, wall_s);
       (void)!::write(pipe_fds[1], line.data(), line.size());

@@ -376,9 +376,11 @@ namespace {
 // base library converts a string with strtod twice (lua_isnumber, then lua_tonumber), the
 // largest single cost of the rate-limit scripts. Same results and the same errors.
 int fast_tonumber(lua_State* L) {
-  const int base = luaL_optint(L, 2, 10);
+  // tonumber(s), the scripts' case, reads no base and needs no argument check (one is there).
+  const bool one_argument = lua_gettop(L) == 1;
+  const int base = one_argument ? 10 : luaL_optint(L, 2, 10);
   if (base == 10) {
-    luaL_checkany(L, 1);
+    if (!one_argument) luaL_checkany(L, 1);
     if (lua_type(L, 1) == LUA_TSTRING) {
       std::size_t size = 0;
       const char* text = lua_tolstring(L, 1, &size);
@@ -458,7 +460,7 @@ void* LuaEngine::allocate(void* ud, void* ptr, std::size_t old_size, std::size_t
   auto* self = static_cast<LuaEngine*>(ud);
   if (new_size == 0) {
     self->memory_used_bytes_ -= old_size;
-    std::free(ptr);
+    self->heap_.release(ptr, old_size);
     return nullptr;
   }
   if (self->enforce_memory_cap_ && new_size > old_size &&
@@ -466,7 +468,7 @@ void* LuaEngine::allocate(void* ud, void* ptr, std::size_t old_size, std::size_t
     self->memory_exceeded_ = true;
     return nullptr;
   }
-  void* out = std::realloc(ptr, new_size);
+  void* out = self->heap_.resize(ptr, old_size, new_size);
   if (out == nullptr) return nullptr;
   self->memory_used_bytes_ = self->memory_used_bytes_ - old_size + new_size;
   return out;
@@ -860,6 +862,15 @@ void LuaEngine::push_reply(const Reply& reply) {
   }
 }
 
+namespace {
+// std::string::assign for bytes that cannot overlap the string: within the string's capacity
+// (the reused argv's usual case) a resize and a copy, without assign's general replace path.
+void assign_bytes(std::string& out, const char* bytes, std::size_t size) {
+  out.resize(size);
+  if (size > 0) std::memcpy(out.data(), bytes, size);
+}
+}  // namespace
+
 // Builds redis.call's argv from the Lua arguments, runs it and pushes the converted reply.
 // Returns true when the pushed value is an error table. Raises nothing itself.
 bool LuaEngine::call_and_push(lua_State* L) {
@@ -875,11 +886,11 @@ bool LuaEngine::call_and_push(lua_State* L) {
     if (type == LUA_TNUMBER) {
       // %.17g, not Lua's %.14g, so that no precision is lost (as Redis does).
       char buf[kDoubleChars];
-      arg.assign(buf, format_g17(lua_tonumber(L, j), buf));
+      assign_bytes(arg, buf, format_g17(lua_tonumber(L, j), buf));
     } else if (type == LUA_TSTRING) {
       std::size_t size = 0;
       const char* text = lua_tolstring(L, j, &size);
-      arg.assign(text, size);
+      assign_bytes(arg, text, size);
     } else {
       lua_settop(L, 0);
       push_error_table(L, "Lua redis lib command arguments must be strings or integers");

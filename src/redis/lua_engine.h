@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "redis/lua_heap.h"
 #include "redis/reply.h"
 
 struct lua_State;
@@ -103,6 +104,7 @@ class LuaEngine {
   bool call_and_push(lua_State* L);
 
   LuaLimits limits_;
+  LuaHeap heap_;  // declared before L_: the state's memory outlives it
   lua_State* L_ = nullptr;
   std::size_t memory_used_bytes_ = 0;
   bool enforce_memory_cap_ = false;  // only while Lua code or the compiler runs

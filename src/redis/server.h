@@ -94,6 +94,10 @@ class RedisCall final : public RedisCallBase {
  public:
   RedisCall(RedisServer& server, Command command) : RedisCallBase(server, std::move(command)) {}
   std::array<Reply, 1> await_resume() { return {std::move(single_reply_)}; }
+  // After the call: an argv whose vector and strings still hold their buffers (the server keeps
+  // the sent one and hands back one it held before), for the caller to refill instead of
+  // allocating a new command.
+  Command take_spare_command() { return std::move(single_); }
 };
 
 // A pipeline: `co_await` yields one reply per command, in order.

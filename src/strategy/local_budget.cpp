@@ -38,7 +38,7 @@ class LocalBudget final : public hybrid::BatchBudget {
  protected:
   Task<Claim> claim(std::string key, const Limit& limit) override {
     std::vector<std::string> keys_and_args = arguments(std::move(key), limit);
-    const Reply reply = co_await script_.run(env_.redis, std::move(keys_and_args), 1, reloads_);
+    const Reply reply = co_await script_.run(env_.redis, keys_and_args, 1, reloads_);
     if (reply.is_error()) {
       if (is_fatal_script_error(reply)) fail(fmt::format("{}: {}", script_.name(), reply.text));
       co_return Claim{0, true};

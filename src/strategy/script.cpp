@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include "core/sha1.h"
 
 namespace rlsim {
@@ -12,18 +14,26 @@ Script::Script(std::string name, std::string text)
 Command Script::command(std::string_view verb, const std::string& body,
                         const std::vector<std::string>& keys_and_args, std::size_t numkeys) const {
   Command argv;
-  argv.reserve(keys_and_args.size() + 3);
-  argv.emplace_back(verb);
-  argv.push_back(body);
-  argv.push_back(std::to_string(numkeys));
-  argv.insert(argv.end(), keys_and_args.begin(), keys_and_args.end());
+  if (!spare_commands_.empty()) {
+    argv = std::move(spare_commands_.back());
+    spare_commands_.pop_back();
+  }
+  // resize keeps the buffers of the strings it keeps; assign reuses them.
+  argv.resize(keys_and_args.size() + 3);
+  argv[0].assign(verb);
+  argv[1].assign(body);
+  char digits[24];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), numkeys);
+  argv[2].assign(digits, end);
+  for (std::size_t i = 0; i < keys_and_args.size(); ++i) argv[i + 3].assign(keys_and_args[i]);
   return argv;
 }
 
-Task<Reply> Script::run(RedisServer& redis, std::vector<std::string> keys_and_args,
+Task<Reply> Script::run(RedisServer& redis, const std::vector<std::string>& keys_and_args,
                         std::size_t numkeys, std::uint64_t& reloads) const {
-  Reply reply =
-      std::move((co_await redis.call(command("EVALSHA", sha_, keys_and_args, numkeys))).front());
+  RedisCall call = redis.call(command("EVALSHA", sha_, keys_and_args, numkeys));
+  Reply reply = std::move((co_await call).front());
+  spare_commands_.push_back(call.take_spare_command());
   // The server does not know the script (first use, or its cache was flushed): send the text.
   // Redis caches it by SHA1, so later EVALSHAs succeed.
   if (reply.is_error() && !reply.timed_out && reply.text.starts_with("NOSCRIPT")) {
@@ -72,11 +82,17 @@ Task<Decision> PerLimitScriptStrategy::decide(Request request, const Instance& i
     // After a fatal script error the run is void: answer at once, send nothing more.
     if (!fatal_error().empty()) co_return Decision{false, index, true};
     std::vector<std::string> keys_and_args;
-    keys_and_args.reserve(8);  // every built-in script's KEYS + ARGV fit: no regrowth
+    if (spare_arguments_.empty()) {
+      keys_and_args.reserve(8);  // every built-in script's KEYS + ARGV fit: no regrowth
+    } else {
+      keys_and_args = std::move(spare_arguments_.back());
+      spare_arguments_.pop_back();
+      keys_and_args.clear();
+    }
     now_us_ = clock_.now_us(clock_base, instance);
     const std::size_t numkeys = arguments(i, request, instance, keys_and_args);
-    const Reply reply =
-        co_await script_.run(env_.redis, std::move(keys_and_args), numkeys, reloads_);
+    const Reply reply = co_await script_.run(env_.redis, keys_and_args, numkeys, reloads_);
+    spare_arguments_.push_back(std::move(keys_and_args));
     if (reply.is_error()) {
       if (is_fatal_script_error(reply)) {
         fail(fmt::format("script {}: {}", script_.name(), reply.text));

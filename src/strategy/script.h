@@ -27,16 +27,21 @@ class Script {
   // Runs the script with KEYS = keys_and_args[0, numkeys) and ARGV = the rest, and returns its
   // reply (an error reply when the script failed or the call timed out). `reloads` counts the
   // EVALs sent after a NOSCRIPT reply.
-  Task<Reply> run(RedisServer& redis, std::vector<std::string> keys_and_args, std::size_t numkeys,
-                  std::uint64_t& reloads) const;
+  // `keys_and_args` must stay alive until the returned task completes (the caller awaits it).
+  Task<Reply> run(RedisServer& redis, const std::vector<std::string>& keys_and_args,
+                  std::size_t numkeys, std::uint64_t& reloads) const;
 
  private:
+  // The EVAL / EVALSHA argv, refilled into a spare command's buffers when there is one.
   Command command(std::string_view verb, const std::string& body,
                   const std::vector<std::string>& keys_and_args, std::size_t numkeys) const;
 
   std::string name_;
   std::string text_;
   std::string sha_;
+  // Argvs handed back by finished calls (RedisCall::take_spare_command), at most one per call in
+  // flight: building a command then allocates nothing once the buffers have grown.
+  mutable std::vector<Command> spare_commands_;
 };
 
 // True for the script failures that are the script author's fault and make the run meaningless:
@@ -105,6 +110,8 @@ class PerLimitScriptStrategy : public Strategy {
  private:
   bool fail_open_;
   ClockSource clock_;
+  // KEYS + ARGV vectors of finished decisions, reused so that building one allocates nothing.
+  std::vector<std::vector<std::string>> spare_arguments_;
   TimeUs now_us_ = 0;  // set just before each arguments() call
   std::uint64_t reloads_ = 0;
   std::uint64_t script_errors_ = 0;
