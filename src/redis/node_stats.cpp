@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 
 namespace rlsim {
 
@@ -23,21 +22,6 @@ const std::string& upper(const std::string& text, std::string& scratch) {
 }
 
 }  // namespace
-
-// Which arguments of a command are keys, as Redis's key specs say for the commands strategies
-// send: EVAL / EVALSHA name theirs with numkeys, MGET / DEL / EXISTS take only keys, MSET
-// alternates key and value, commands without keys (SCRIPT, TIME, PING, ...) have none, the rest
-// have one. Decided once per command name.
-NodeStats::KeyRule NodeStats::key_rule(const std::string& name) {
-  if (name == "EVAL" || name == "EVALSHA") return KeyRule::kNumKeys;
-  if (name == "MGET" || name == "DEL" || name == "EXISTS" || name == "UNLINK" || name == "TOUCH")
-    return KeyRule::kAll;
-  if (name == "MSET") return KeyRule::kPairs;
-  if (name == "SCRIPT" || name == "TIME" || name == "PING" || name == "ECHO" || name == "DBSIZE" ||
-      name == "FLUSHALL" || name == "FLUSHDB" || name == "INFO")
-    return KeyRule::kNone;
-  return KeyRule::kFirst;
-}
 
 void NodeStats::on_execute(const std::vector<Command>& commands, TimeUs start_us,
                            DurationUs busy_us, std::int64_t commands_ahead) {
@@ -68,28 +52,10 @@ void NodeStats::on_execute(const std::vector<Command>& commands, TimeUs start_us
     const std::string& name = upper(argv.front(), scratch);
     auto it = std::find_if(commands_.begin(), commands_.end(),
                            [&](const CommandCount& entry) { return entry.name == name; });
-    if (it == commands_.end()) it = commands_.insert(it, CommandCount{name, 0, key_rule(name)});
+    if (it == commands_.end())
+      it = commands_.insert(it, CommandCount{name, 0, command_key_rule(name)});
     ++it->calls;
-    switch (it->rule) {
-      case KeyRule::kNone:
-        break;
-      case KeyRule::kFirst:
-        if (argv.size() > 1) count_key(argv[1]);
-        break;
-      case KeyRule::kAll:
-        for (std::size_t i = 1; i < argv.size(); ++i) count_key(argv[i]);
-        break;
-      case KeyRule::kPairs:
-        for (std::size_t i = 1; i < argv.size(); i += 2) count_key(argv[i]);
-        break;
-      case KeyRule::kNumKeys: {
-        std::size_t keys = 0;
-        if (argv.size() < 3) break;
-        std::from_chars(argv[2].data(), argv[2].data() + argv[2].size(), keys);
-        for (std::size_t i = 3; i < argv.size() && i < 3 + keys; ++i) count_key(argv[i]);
-        break;
-      }
-    }
+    for_each_command_key(argv, it->rule, [this](const std::string& key) { count_key(key); });
   }
 }
 

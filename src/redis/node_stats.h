@@ -11,6 +11,7 @@
 
 #include "core/histogram.h"
 #include "core/time.h"
+#include "redis/cluster_slots.h"
 #include "redis/reply.h"
 
 namespace rlsim {
@@ -54,13 +55,11 @@ class NodeStats {
   const std::vector<std::int64_t>& max_queue_per_bucket() const { return max_queue_per_bucket_; }
 
  private:
-  enum class KeyRule { kNone, kFirst, kAll, kPairs, kNumKeys };
   struct CommandCount {
     std::string name;
     std::uint64_t calls = 0;
     KeyRule rule = KeyRule::kFirst;
   };
-  static KeyRule key_rule(const std::string& name);
   void count_key(const std::string& key);
 
   std::vector<CommandCount> commands_;  // few names: a linear search
