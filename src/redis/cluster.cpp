@@ -1,6 +1,7 @@
 #include "redis/cluster.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/check.h"
 #include "core/task.h"
@@ -65,11 +66,18 @@ ClusterLayout ClusterLayout::even(int nodes) {
   ClusterLayout layout;
   layout.nodes = nodes;
   layout.slot_owner.resize(kClusterSlots);
+  // redis-cli's allocation (clusterManagerCommandCreate): a cursor advancing by 16384 / K, each
+  // node ending at the rounded cursor, the last one at 16383.
+  const double per_node = static_cast<double>(kClusterSlots) / nodes;
+  double cursor = 0;
+  int first = 0;
   for (int node = 0; node < nodes; ++node) {
-    const int first = node * kClusterSlots / nodes;
-    const int end = (node + 1) * kClusterSlots / nodes;
-    for (int slot = first; slot < end; ++slot)
+    int last = static_cast<int>(std::lround(cursor + per_node - 1));
+    if (last > kClusterSlots - 1 || node == nodes - 1) last = kClusterSlots - 1;
+    for (int slot = first; slot <= last; ++slot)
       layout.slot_owner[static_cast<std::size_t>(slot)] = static_cast<std::uint16_t>(node);
+    first = last + 1;
+    cursor += per_node;
   }
   return layout;
 }

@@ -47,8 +47,8 @@ struct ClusterLayout {
   int nodes = 0;
   std::vector<std::uint16_t> slot_owner;  // kClusterSlots entries: the node serving each slot
 
-  // K masters, slots split as redis-cli --cluster create: node i gets
-  // [floor(i * 16384 / K), floor((i + 1) * 16384 / K) - 1] (3 nodes: 0-5460, 5461-10922, ...).
+  // K masters, slots split as redis-cli --cluster create: node i ends at
+  // round((i + 1) * 16384 / K - 1), the last at 16383 (3 nodes: 0-5460, 5461-10922, 10923-16383).
   static ClusterLayout even(int nodes);
   // The contiguous slot ranges (first, last) node `node` serves, in slot order.
   std::vector<std::pair<int, int>> ranges_of(int node) const;
