@@ -107,7 +107,8 @@ TEST_CASE("faults: every mistake names the path and what was expected") {
        "t.json: faults[0].instances: expected \"all\" or a non-empty array of instance ids, got "
        "\"some\""},
       {R"({"type": "redis_down", "at": "1s", "for": "1s", "nodes": [0]})",
-       "t.json: faults[0].nodes: expected \"all\" (the scenario has one Redis node), got [0]"},
+       "t.json: faults[0].nodes: a node index needs \"redis.cluster\" (the scenario has one Redis "
+       "node)"},
       {R"({"type": "redis_down", "at": "1s", "for": "1s", "instances": "all"})",
        "t.json: faults[0].instances: unknown field (expected one of: at, for, mode, nodes, region, "
        "type)"},

@@ -78,6 +78,16 @@ std::string fault_notes(const RunResult& result) {
   for (const auto& strategy : result.strategies) {
     const ordered_json& extra = strategy.extra_fields;
     if (extra.contains("redis_node")) out += node_line(strategy.label, extra["redis_node"]);
+    if (extra.contains("redis_nodes")) {  // an embedded cluster: one line per node
+      for (const auto& node : extra["redis_nodes"])
+        out += node_line(fmt::format("{} node {}", strategy.label, node["node"].get<int>()), node);
+      const auto& cluster = extra["redis_cluster"];
+      out += fmt::format(
+          "{}: cluster: CROSSSLOT errors {}, peak node utilization {:.2f}, ops imbalance per "
+          "second {:.2f} (1 = even)\n",
+          strategy.label, cluster["crossslot_errors"].get<std::uint64_t>(),
+          cluster["peak_utilization"].get<double>(), cluster["bucket_ops_imbalance"].get<double>());
+    }
     if (extra.contains("resilience")) out += resilience_line(strategy.label, extra["resilience"]);
     if (extra.contains("faults"))
       for (const auto& fault : extra["faults"]) out += fault_line(strategy.label, fault);

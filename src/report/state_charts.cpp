@@ -91,6 +91,21 @@ void redis_charts(const TimeFrame& frame, std::vector<Chart>& charts) {
   if (!ops.series.empty()) charts.push_back(std::move(ops));
   if (!utilization.series.empty()) charts.push_back(std::move(utilization));
   if (queued) charts.push_back(std::move(queue));
+  // An embedded cluster (docs/cluster.md): per strategy, each node's utilization, so a hot node
+  // stands out from the others.
+  for (std::size_t i = 0; i < result.strategies.size(); ++i) {
+    const ordered_json* nodes = field(result.strategies[i].extra_fields, "redis_nodes");
+    if (nodes == nullptr) continue;
+    Chart chart =
+        time_chart(frame, fmt::format("cluster-utilization-{}", i + 1),
+                   fmt::format("{}: utilization of each cluster node", result.strategies[i].label),
+                   "utilization (%)");
+    for (const ordered_json& node : *nodes)
+      chart.series.push_back(bucket_series(node["utilization_series"], frame,
+                                           fmt::format("node {}", node["node"].get<int>()),
+                                           color(node["node"].get<std::size_t>()), 100.0));
+    charts.push_back(std::move(chart));
+  }
 }
 
 // Decisions each strategy's on_error policy made instead of Redis, per second: when the fallback
