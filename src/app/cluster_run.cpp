@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/exit_codes.h"
 #include "app/faults.h"
+#include "app/run.h"
 #include "redis/mock_store.h"
 
 namespace rlsim {
@@ -11,6 +13,10 @@ namespace rlsim {
 std::unique_ptr<RedisCluster> make_embedded_cluster(const Scenario& scenario, Simulator& sim,
                                                     const RedisTiming& timing, std::uint64_t seed) {
   if (scenario.redis.cluster_nodes <= 0) return nullptr;
+  if (!scenario.redis.url.empty())
+    throw RunError(
+        "redis.cluster is the embedded cluster and cannot run against one real Redis (--redis)",
+        exit_code::kBadInput);
   // Each node its own keyspace and Lua state: a script is loaded per node, as on real masters.
   const NodeStoreFactory embedded = [](int) { return std::make_shared<MockStore>(); };
   return std::make_unique<RedisCluster>(sim, ClusterLayout::even(scenario.redis.cluster_nodes),

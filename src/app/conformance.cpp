@@ -287,6 +287,10 @@ std::size_t compare_scenarios(const ConformanceOptions& options) {
     if (options.max_duration_us > 0 && scenario.duration_us > options.max_duration_us)
       scenario.duration_us = options.max_duration_us;
     scenario.redis.url.clear();
+    if (scenario.redis.cluster_nodes > 0) {  // one real server cannot stand in for a cluster
+      std::cout << fmt::format("  skipped {}: an embedded Redis Cluster (docs/cluster.md)\n", path);
+      continue;
+    }
     const auto strategies = resolve_strategies(scenario, path);
     Scenario real_scenario = scenario;
     real_scenario.redis.url = options.redis_url;
