@@ -229,3 +229,31 @@ TEST_CASE("cluster: the scenario section is checked") {
            R"([{"type": "redis_slow", "at": "0s", "for": "1s", "multiplier": 2, "nodes": 0}])"),
       Catch::Contains("needs \"redis.cluster\""));
 }
+
+TEST_CASE("cluster: the two-key token bucket decides as the hash one, tagged on a cluster too") {
+  const auto run = [](const std::string& redis, const std::string& params) {
+    const Scenario scenario = parse_scenario(R"({"name": "b", "duration": "2s", "seed": 5,
+      "limits": [{"name": "u", "key": "user", "limit": 5, "window": "1s"}],
+      "instances": {"count": 3},
+      "traffic": [{"name": "t", "users": 20, "rate": "8/s"}], "redis": )" +
+                                                 redis + R"(, "strategies": [
+      {"name": "redis_token_bucket", )" + params +
+                                                 R"(}]})",
+                                             "b.json");
+    return rlsim::testing::run_text(scenario).strategies.front();
+  };
+  const StrategyResult hash = run("{}", R"("layout": "hash")");
+  const StrategyResult two_keys = run("{}", R"("layout": "two_keys")");
+  const StrategyResult on_cluster = run(R"({"cluster": {"nodes": 3}})", R"("layout": "two_keys")");
+  CHECK(hash.totals.denied > 0);
+  CHECK(two_keys.decision_digest == hash.decision_digest);
+  CHECK(on_cluster.totals.allowed == hash.totals.allowed);
+  CHECK(on_cluster.totals.errors == 0);
+  // Untagged on one server: fine; on a cluster: every call refused, fail open admits all.
+  const StrategyResult untagged_one = run("{}", R"("layout": "two_keys", "hash_tag": false)");
+  CHECK(untagged_one.decision_digest == hash.decision_digest);
+  const StrategyResult untagged_cluster =
+      run(R"({"cluster": {"nodes": 3}})", R"("layout": "two_keys", "hash_tag": false)");
+  CHECK(untagged_cluster.totals.errors == untagged_cluster.totals.offered);
+  CHECK(untagged_cluster.totals.allowed == untagged_cluster.totals.offered);
+}
