@@ -213,6 +213,15 @@ TEST_CASE("cluster: the scenario section is checked") {
                           "c.json");
   };
   CHECK(load(R"({"cluster": {"nodes": 64}})").redis.cluster_nodes == 64);
+  CHECK(
+      load(R"({"cluster": {"nodes": 2, "slots": [[0, 99], [100, 16383]]}})").redis.cluster_slots ==
+      std::vector<std::pair<int, int>>{{0, 99}, {100, 16383}});
+  CHECK_THROWS_WITH(load(R"({"cluster": {"nodes": 2, "slots": [[0, 99], [101, 16383]]}})"),
+                    Catch::Contains("redis.cluster.slots[1][0]"));
+  CHECK_THROWS_WITH(load(R"({"cluster": {"nodes": 2, "slots": [[0, 99], [100, 16000]]}})"),
+                    Catch::Contains("redis.cluster.slots[1][1]"));
+  CHECK_THROWS_WITH(load(R"({"cluster": {"nodes": 3, "slots": [[0, 16383]]}})"),
+                    Catch::Contains("3 [first, last] ranges"));
   CHECK_THROWS_WITH(load(R"({"cluster": {"nodes": 65}})"), Catch::Contains("redis.cluster.nodes"));
   CHECK_THROWS_WITH(load(R"({"cluster": {"nodes": 3, "shards": 1}})"),
                     Catch::Contains("redis.cluster.shards"));

@@ -19,8 +19,12 @@ std::unique_ptr<RedisCluster> make_embedded_cluster(const Scenario& scenario, Si
         exit_code::kBadInput);
   // Each node its own keyspace and Lua state: a script is loaded per node, as on real masters.
   const NodeStoreFactory embedded = [](int) { return std::make_shared<MockStore>(); };
-  return std::make_unique<RedisCluster>(sim, ClusterLayout::even(scenario.redis.cluster_nodes),
-                                        embedded, timing, seed);
+  ClusterLayout layout = ClusterLayout::even(scenario.redis.cluster_nodes);
+  const auto& ranges = scenario.redis.cluster_slots;  // checked by the loader
+  for (std::size_t node = 0; node < ranges.size(); ++node)
+    for (int slot = ranges[node].first; slot <= ranges[node].second; ++slot)
+      layout.slot_owner[static_cast<std::size_t>(slot)] = static_cast<std::uint16_t>(node);
+  return std::make_unique<RedisCluster>(sim, std::move(layout), embedded, timing, seed);
 }
 
 void apply_to_cluster(const std::vector<const FaultSpec*>& active, RedisCluster& cluster) {

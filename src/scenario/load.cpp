@@ -175,6 +175,29 @@ RedisSpec read_redis(const json* value, const std::string& file) {
     ObjectReader cluster_reader(*cluster, "redis.cluster", file);
     spec.cluster_nodes = static_cast<int>(
         cluster_reader.int_field("nodes", nullptr, 1, ScenarioBounds::kMaxClusterNodes));
+    if (const json* slots = cluster_reader.find("slots")) {
+      // One [first, last] range per node, in slot order, together covering every slot.
+      const std::string path = "redis.cluster.slots";
+      if (!slots->is_array() || slots->size() != static_cast<std::size_t>(spec.cluster_nodes))
+        cluster_reader.fail(path, fmt::format("expected an array of {} [first, last] ranges, one "
+                                              "per node",
+                                              spec.cluster_nodes));
+      int next = 0;
+      for (std::size_t i = 0; i < slots->size(); ++i) {
+        const json& range = (*slots)[i];
+        const std::string at = fmt::format("{}[{}]", path, i);
+        if (!range.is_array() || range.size() != 2)
+          cluster_reader.fail(at, "expected [first, last]");
+        const auto first =
+            static_cast<int>(cluster_reader.check_int(range[0], at + "[0]", next, next));
+        const auto last = static_cast<int>(cluster_reader.check_int(
+            range[1], at + "[1]", first, i + 1 == slots->size() ? 16383 : 16382));
+        if (i + 1 == slots->size() && last != 16383)
+          cluster_reader.fail(at + "[1]", "expected the last range to end at slot 16383");
+        spec.cluster_slots.emplace_back(first, last);
+        next = last + 1;
+      }
+    }
     cluster_reader.reject_unknown();
     if (!spec.url.empty())
       reader.fail("redis.cluster", "the embedded cluster cannot be combined with \"url\"");

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/time.h"
@@ -119,6 +120,9 @@ struct RedisSpec {
   // An embedded Redis Cluster of this many masters (docs/cluster.md), "redis.cluster.nodes";
   // 0: one plain server. Each node has the timing above; slots are split as redis-cli does.
   int cluster_nodes = 0;
+  // "redis.cluster.slots": node i serves slots [first, last] of entry i (contiguous, in order,
+  // covering 0..16383); empty: split as redis-cli does.
+  std::vector<std::pair<int, int>> cluster_slots;
 };
 
 // A strategy entry; its name and parameters are checked against the strategy registry by the
