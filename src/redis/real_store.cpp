@@ -5,9 +5,11 @@
 #include <hiredis/sds.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 
 #include "core/check.h"
@@ -270,11 +272,15 @@ void RealStore::connect_or_throw() {
   // The virtual clock needs PEXPIRETIME (Redis 7.0).
   append({"PEXPIRETIME", prefix_ + "probe"});
   redisReply* reply = nullptr;
-  if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr)
+  if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
+    const std::string reason = io_error();
+    disconnect();  // the destructor does not run when the constructor throws
     throw RedisUnreachable(
-        fmt::format("cannot use Redis at {}: {}", options_.url.display(), context_->errstr));
+        fmt::format("cannot use Redis at {}: {}", options_.url.display(), reason));
+  }
   const bool ok = reply->type == REDIS_REPLY_INTEGER;
   freeReplyObject(reply);
+  if (!ok) disconnect();
   if (!ok)
     throw RedisUnreachable(
         fmt::format("cannot use Redis at {}: it lacks PEXPIRETIME (rlsim needs Redis 7.0 or later)",
@@ -291,7 +297,7 @@ bool RealStore::connect(std::string& error) {
     return false;
   }
   // A server that stops answering must not hang the run for ever.
-  const timeval io_timeout{30, 0};
+  const timeval io_timeout{options_.io_timeout_ms / 1000, options_.io_timeout_ms % 1000 * 1000};
   redisSetTimeout(context_, io_timeout);
   std::vector<Command> setup;
   if (!options_.url.password.empty()) {
@@ -306,7 +312,7 @@ bool RealStore::connect(std::string& error) {
     append(command);
     redisReply* reply = nullptr;
     if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
-      error = context_->errstr;
+      error = io_error();
       disconnect();
       return false;
     }
@@ -329,8 +335,17 @@ void RealStore::disconnect() {
   context_ = nullptr;
 }
 
+std::string RealStore::io_error() const {
+  if (context_ == nullptr) return "connection closed";
+  // hiredis reports a read or write that timed out as EAGAIN.
+  if (context_->err == REDIS_ERR_IO && std::string_view(context_->errstr) == std::strerror(EAGAIN))
+    return fmt::format("no reply within {} ms", options_.io_timeout_ms);
+  return context_->errstr;
+}
+
 void RealStore::fail(const std::string& reason) {
   if (failure_.empty()) failure_ = reason;
+  ++failures_in_a_row_;
   broken_ = true;
   disconnect();
   retry_after_calls_ = backoff_calls_;
@@ -530,7 +545,7 @@ std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server
   const std::uint64_t ticket = first_ticket_ + batches_.size();
   Batch& batch = batches_.emplace_back();
   batch.now_us = server_now_us;
-  if (broken_ && --retry_after_calls_ <= 0) {
+  if (broken_ && failures_in_a_row_ < kMaxFailuresInARow && --retry_after_calls_ <= 0) {
     // Reconnect with backoff counted in calls (1, 2, 4, ... up to 1024), not in wall time.
     std::string error;
     if (connect(error)) {
@@ -580,7 +595,7 @@ std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server
     int done = 0;
     while (!done)
       if (redisBufferWrite(context_, &done) != REDIS_OK) {
-        fail(context_->errstr);
+        fail(io_error());
         break;
       }
   }
@@ -657,14 +672,14 @@ void RealStore::read_batch(Batch& batch) {
     redisReply* reply = nullptr;
     if (broken_ || batch.lost ||
         redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
-      if (!broken_ && !batch.lost)
-        fail(context_ != nullptr ? context_->errstr : "connection closed");
+      if (!broken_ && !batch.lost) fail(io_error());
       op.reply = Reply::error(lost_text(failure_));
       batch.failed = true;
       continue;
     }
     op.reply = from_hiredis(reply);
     freeReplyObject(reply);
+    failures_in_a_row_ = 0;  // the server answers
     finish_reply(batch, op);
     if (op.fix == Fix::kScript && op.reply.is_error() && op.reply.text.starts_with("NOSCRIPT"))
       retry = true;
@@ -694,7 +709,7 @@ void RealStore::retry_script(Op& op, TimeUs /*now_us*/) {
   append(op.retry);
   redisReply* reply = nullptr;
   if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
-    fail(context_->errstr);
+    fail(io_error());
     op.reply = Reply::error(lost_text(failure_));
     return;
   }
@@ -761,14 +776,19 @@ std::vector<std::string> scan_keys(redisContext* context, const std::string& pre
     const char* argv[] = {"SCAN", cursor.c_str(), "MATCH", pattern.c_str(), "COUNT", "1000"};
     auto* reply = static_cast<redisReply*>(redisCommandArgv(context, 6, argv, nullptr));
     if (reply == nullptr) break;
-    if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2) {
+    // Anything but [cursor, [key...]] of strings (a misbehaving server) ends the scan.
+    const bool well_formed = reply->type == REDIS_REPLY_ARRAY && reply->elements == 2 &&
+                             reply->element[0]->type == REDIS_REPLY_STRING &&
+                             reply->element[1]->type == REDIS_REPLY_ARRAY;
+    if (!well_formed) {
       freeReplyObject(reply);
       break;
     }
     cursor.assign(reply->element[0]->str, reply->element[0]->len);
     const redisReply* found = reply->element[1];
     for (std::size_t i = 0; i < found->elements; ++i)
-      keys.emplace_back(found->element[i]->str, found->element[i]->len);
+      if (found->element[i]->type == REDIS_REPLY_STRING)
+        keys.emplace_back(found->element[i]->str, found->element[i]->len);
     freeReplyObject(reply);
   } while (cursor != "0");
   return keys;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include "core/check.h"
@@ -148,7 +149,12 @@ class ShardedGlobal final : public Strategy {
   static std::int64_t sum(const Reply& mget) {
     std::int64_t total = 0;
     for (const Reply& value : mget.elements) {
-      if (value.type == Reply::Type::kBulk) total += std::stoll(value.text);
+      // A value that is not a decimal (only a misbehaving server sends one) counts as 0,
+      // instead of throwing out of the decision.
+      std::int64_t count = 0;
+      if (value.type == Reply::Type::kBulk)
+        std::from_chars(value.text.data(), value.text.data() + value.text.size(), count);
+      total += count;
     }
     return total;
   }
