@@ -355,15 +355,14 @@ void RealStore::fail(const std::string& reason) {
 }
 
 void RealStore::append(const Command& command) {
-  std::vector<const char*> argv;
-  std::vector<std::size_t> lengths;
-  argv.reserve(command.size());
-  lengths.reserve(command.size());
+  // Reused arrays: no allocation per command on the hot path.
+  argv_.clear();
+  lengths_.clear();
   for (const std::string& arg : command) {
-    argv.push_back(arg.data());
-    lengths.push_back(arg.size());
+    argv_.push_back(arg.data());
+    lengths_.push_back(arg.size());
   }
-  redisAppendCommandArgv(context_, static_cast<int>(argv.size()), argv.data(), lengths.data());
+  redisAppendCommandArgv(context_, static_cast<int>(argv_.size()), argv_.data(), lengths_.data());
 }
 
 // ---- submitting --------------------------------------------------------------------------------
@@ -388,7 +387,10 @@ void RealStore::add_script_call(const Command& command, bool by_sha, std::size_t
                                 TimeUs now_us, Op& op, Command& sent) {
   Script* script = nullptr;
   if (by_sha) {
-    const auto it = scripts_.find(lower(command[1]));
+    const std::string& given = command[1];
+    const bool is_lower =
+        std::none_of(given.begin(), given.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+    const auto it = scripts_.find(is_lower ? given : lower(given));
     if (it == scripts_.end() || known_.count(it->second->sha) == 0) {
       // Not in this run's script cache (the server's cache is shared with other runs).
       op.reply = Reply::error("NOSCRIPT No matching script. Please use EVAL.");
@@ -400,21 +402,16 @@ void RealStore::add_script_call(const Command& command, bool by_sha, std::size_t
     known_.insert(script->sha);
   }
   Command args;
-  args.reserve(command.size() + 2);
+  args.reserve(command.size() + 4);
   args.push_back(command[2]);
   for (std::size_t i = 3; i < command.size(); ++i)
     args.push_back(i < 3 + numkeys ? with_prefix(command[i]) : command[i]);
   args.push_back(std::to_string(threshold(now_us)));
   args.push_back(std::to_string(offset_ms_));
-  op.retry = {"EVAL", script->wrapped};
-  op.retry.insert(op.retry.end(), args.begin(), args.end());
-  if (script->on_server) {
-    sent = {"EVALSHA", script->wrapped_sha};
-    sent.insert(sent.end(), args.begin(), args.end());
-  } else {
-    sent = op.retry;  // EVAL loads it into the server's cache
-    script->on_server = true;
-  }
+  args.insert(args.begin(), script->on_server ? script->wrapped_sha : script->wrapped);
+  args.insert(args.begin(), script->on_server ? "EVALSHA" : "EVAL");  // EVAL loads it
+  script->on_server = true;
+  sent = std::move(args);
   op.real = true;
   op.fix = Fix::kScript;
   op.script = script;
@@ -544,6 +541,10 @@ std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server
   last_now_us_ = server_now_us;
   const std::uint64_t ticket = first_ticket_ + batches_.size();
   Batch& batch = batches_.emplace_back();
+  if (!spare_ops_.empty()) {
+    batch.ops = std::move(spare_ops_.back());
+    spare_ops_.pop_back();
+  }
   batch.now_us = server_now_us;
   if (broken_ && failures_in_a_row_ < kMaxFailuresInARow && --retry_after_calls_ <= 0) {
     // Reconnect with backoff counted in calls (1, 2, 4, ... up to 1024), not in wall time.
@@ -589,7 +590,14 @@ std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server
     hidden.fix = Fix::kHidden;
     batch.ops.insert(batch.ops.begin(), std::move(hidden));
   }
-  for (const Command& command : sent) append(command);
+  std::size_t next_sent = 0;
+  for (Op& op : batch.ops) {
+    if (!op.real || op.fix == Fix::kHidden) continue;
+    append(sent[next_sent]);
+    // A script call keeps what it sent: EVAL with the text again if the server lost the script.
+    if (op.fix == Fix::kScript) op.retry = std::move(sent[next_sent]);
+    ++next_sent;
+  }
   // Keep the output buffer small: hand what we have to the kernel (replies are read later).
   if (sdslen(context_->obuf) > 64 * 1024) {
     int done = 0;
@@ -706,6 +714,8 @@ void RealStore::retry_script(Op& op, TimeUs /*now_us*/) {
     op.reply = Reply::error(lost_text(failure_));
     return;
   }
+  op.retry[0] = "EVAL";
+  op.retry[1] = op.script->wrapped;
   append(op.retry);
   redisReply* reply = nullptr;
   if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
@@ -731,6 +741,11 @@ void RealStore::read_until(std::uint64_t ticket) {
 
 void RealStore::pop_done() {
   while (unread_ > 0 && !batches_.empty() && batches_.front().abandoned) {
+    std::vector<Op>& ops = batches_.front().ops;
+    if (spare_ops_.size() < 64 && ops.capacity() <= 8) {
+      ops.clear();
+      spare_ops_.push_back(std::move(ops));
+    }
     batches_.pop_front();
     ++first_ticket_;
     --unread_;

@@ -150,7 +150,10 @@ class RealStore final : public DataStore {
   std::unordered_set<std::string> known_;  // shas this run loaded (its own script cache)
   std::string sweep_sha_;
   bool sweep_on_server_ = false;
-  std::deque<Batch> batches_;  // submitted, not yet collected or abandoned
+  std::deque<Batch> batches_;               // submitted, not yet collected or abandoned
+  std::vector<std::vector<Op>> spare_ops_;  // op vectors of finished batches, for reuse
+  std::vector<const char*> argv_;           // append()'s scratch arrays
+  std::vector<std::size_t> lengths_;
   std::uint64_t first_ticket_ = 0;
   std::size_t unread_ = 0;  // index in batches_ of the first batch not read
   TimeUs last_now_us_ = 0;
