@@ -157,7 +157,7 @@ int command_run(const RunOptions& options) {
       reproduce, (dir / "report.json").string());
   if (seed_report)
     std::cout << fmt::format("seeds: {} (also seeds.md)\n", (dir / "seeds.json").string());
-  if (options.check_determinism)
+  if (options.check_determinism && result.partial.is_null())
     std::cout << "determinism: ok (every strategy ran twice: same decisions, same report)\n";
   const std::string verdict = expectations_line(scenario, report);
   if (!result.partial.is_null() && !verdict.empty()) std::cout << verdict << "\n";

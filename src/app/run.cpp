@@ -117,8 +117,9 @@ class StrategyRun final : public RequestSink, public EventTarget {
   StrategyResult stop() {
     stopped_at_us_ = sim_.now();
     result_.stopped_at_us = stopped_at_us_;
-    // Every Redis call ends by its deadline, so this ends; events after the calls (autoscaling
-    // steps, faults, arrivals to drop) are not fired beyond the last step.
+    // Every Redis call ends by its deadline, so this ends. Other events due in the meantime
+    // fire too (arrivals, dropped above; autoscaling steps and faults, which a scenario cut at
+    // this time would not have), but none later than the step in which the last call ends.
     constexpr DurationUs kDrainStepUs = 1000;
     while (storage_.size() > free_.size() || server_.in_flight() > 0 || regions_.in_flight() > 0)
       sim_.run_until(sim_.now() + kDrainStepUs);
