@@ -1,5 +1,9 @@
 #include "app/backend.h"
 
+#include <charconv>
+#include <cstdlib>
+#include <string_view>
+
 #include "app/exit_codes.h"
 #include "app/run.h"
 #include "redis/mock_store.h"
@@ -12,8 +16,18 @@ std::unique_ptr<DataStore> make_store(const Scenario& scenario) {
   std::string error;
   const auto url = parse_redis_url(scenario.redis.url, error);
   if (!url) throw RunError(error, exit_code::kBadInput);
+  RealStoreOptions options{*url, scenario.redis.keep_keys};
+  if (const char* text = std::getenv("RLSIM_REDIS_IO_TIMEOUT_MS"); text != nullptr) {
+    const std::string_view value(text);
+    int ms = 0;
+    const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), ms);
+    if (ec != std::errc() || ptr != value.data() + value.size() || ms < 1 || ms > 3'600'000)
+      throw RunError("RLSIM_REDIS_IO_TIMEOUT_MS: expected milliseconds from 1 to 3600000",
+                     exit_code::kBadInput);
+    options.io_timeout_ms = ms;
+  }
   try {
-    return std::make_unique<RealStore>(RealStoreOptions{*url, scenario.redis.keep_keys});
+    return std::make_unique<RealStore>(options);
   } catch (const RedisUnreachable& e) {
     throw RunError(e.what(), exit_code::kRedisUnavailable);
   }

@@ -13,6 +13,7 @@
 #include "app/commands.h"
 #include "app/exit_codes.h"
 #include "app/expect.h"
+#include "app/interrupt.h"
 #include "app/run.h"
 
 namespace rlsim {
@@ -80,6 +81,9 @@ void check_seed(const LoadedScenario& loaded, std::uint64_t seed, const CheckOpt
     std::string divergence;
     run.strategies.push_back(run_strategy_checked(loaded.scenario, strategy, seed,
                                                   options.check_determinism, divergence));
+    if (run.strategies.back().stopped_at_us)
+      throw Interrupted(fmt::format("interrupted (SIGINT) while running {} {}: no verdict",
+                                    loaded.file, strategy.label));
     if (!options.check_determinism) continue;
     CheckCase c;
     c.name = "determinism " + strategy.label;

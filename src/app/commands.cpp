@@ -117,7 +117,7 @@ StrategyResult run_strategy_checked(const Scenario& scenario, const ResolvedStra
                                     std::uint64_t seed, bool twice, std::string& divergence) {
   divergence.clear();
   StrategyResult first = run_strategy(scenario, strategy, seed);
-  if (twice) {
+  if (twice && !first.stopped_at_us) {  // a run stopped by SIGINT is not compared
     const StrategyResult second = run_strategy(scenario, strategy, seed);
     divergence = first_divergence(scenario, first, second);
   }

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <memory>
 
+#include "app/interrupt.h"
 #include "oracle/oracle.h"
 
 namespace rlsim {
@@ -245,15 +246,18 @@ std::vector<StrategyResult> run_with_progress(const Scenario& scenario,
   std::size_t width = 0;
   for (std::size_t i = 0; i < strategies.size(); ++i) {
     StrategySession session(scenario, strategies[i], seed);
-    for (int step = 1; step <= kSteps; ++step) {
-      session.advance_to(scenario.duration_us * step / kSteps);
+    bool stopped = false;  // by SIGINT (app/interrupt.h): the remaining strategies do not run
+    for (int step = 1; step <= kSteps && !stopped; ++step) {
+      stopped = !advance_interruptible(session, scenario.duration_us * step / kSteps);
       const std::string line = fmt::format(
           "[{}/{}] {}: virtual {} of {} ({}%)", i + 1, strategies.size(), strategies[i].label,
           clock_text(session.now_us()), clock_text(scenario.duration_us), step);
       width = std::max(width, line.size());
       std::cerr << "\r" << line << std::string(width - line.size(), ' ') << std::flush;
     }
-    results.push_back(session.finish());
+    results.push_back(stopped ? session.stop()
+                              : finish_interruptible(session, scenario.duration_us));
+    if (stopped) break;
   }
   std::cerr << "\r" << std::string(width, ' ') << "\r" << std::flush;
   return results;

@@ -17,6 +17,7 @@
 #include "app/conformance.h"
 #include "app/exit_codes.h"
 #include "app/expect.h"
+#include "app/interrupt.h"
 #include "app/live.h"
 #include "app/parallel.h"
 #include "app/report_files.h"
@@ -48,6 +49,8 @@ struct RunOptions {
 // The one-line verdict of the scenario's expectations for `run` (`check` gives the details), or
 // "" when it has none for the strategies that ran.
 std::string expectations_line(const Scenario& scenario, const nlohmann::ordered_json& report) {
+  if (report.contains("partial"))
+    return scenario.expectations.empty() ? "" : "expectations: not evaluated (partial report)";
   std::size_t held = 0, failed = 0, unresolved = 0;
   for (const Expectation& e : scenario.expectations) {
     bool ran = true, resolves = true;
@@ -84,6 +87,9 @@ int command_run(const RunOptions& options) {
   result.scenario = &scenario;
   result.seed = options.seed.value_or(scenario.seed);
   std::optional<SeedReport> seed_report;
+  // Ctrl-C stops a plain run and writes a partial report (app/interrupt.h).
+  std::optional<InterruptWatch> interrupt;
+  if (options.seeds == 1 && !options.live) interrupt.emplace();
   if (options.seeds > 1) {
     std::string divergence;
     seed_report = run_seeds(scenario, strategies, seed_range(result.seed, options.seeds),
@@ -108,6 +114,7 @@ int command_run(const RunOptions& options) {
     std::string divergence;
     result.strategies.push_back(run_strategy_checked(scenario, strategy, result.seed,
                                                      options.check_determinism, divergence));
+    if (result.strategies.back().stopped_at_us) break;
     if (!divergence.empty()) {
       // A run that does not reproduce is an rlsim bug; its report is not worth keeping.
       std::cerr << fmt::format(
@@ -117,6 +124,8 @@ int command_run(const RunOptions& options) {
     }
   }
 
+  mark_partial(result, strategies);
+  const int done_code = result.partial.is_null() ? exit_code::kOk : exit_code::kInterrupted;
   const auto report = report_json(result);
   const std::filesystem::path dir = options.out_dir.empty()
                                         ? std::filesystem::path("reports") / scenario.name
@@ -139,7 +148,7 @@ int command_run(const RunOptions& options) {
   }
   if (options.json) {
     std::cout << report.dump(2) << "\n";
-    return exit_code::kOk;
+    return done_code;
   }
   std::cout << report_table(result, use_color());
   if (seed_report) std::cout << seeds_table(*seed_report);
@@ -148,13 +157,15 @@ int command_run(const RunOptions& options) {
       reproduce, (dir / "report.json").string());
   if (seed_report)
     std::cout << fmt::format("seeds: {} (also seeds.md)\n", (dir / "seeds.json").string());
-  if (options.check_determinism)
+  if (options.check_determinism && result.partial.is_null())
     std::cout << "determinism: ok (every strategy ran twice: same decisions, same report)\n";
   const std::string verdict = expectations_line(scenario, report);
+  if (!result.partial.is_null() && !verdict.empty()) std::cout << verdict << "\n";
+  if (!result.partial.is_null()) return done_code;
   if (!verdict.empty())
     std::cout << verdict << " (details: rlsim check " << shell_quote(options.scenario_path)
               << fmt::format(" --seed {})\n", result.seed);
-  return exit_code::kOk;
+  return done_code;
 }
 
 int command_validate(const std::string& path) {
@@ -204,7 +215,8 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit codes: 0 success, 1 internal error (check: a check failed), 2 bad input (scenario, "
       "strategy or command line), 3 report not writable, 4 Lua script error, 5 Redis "
-      "unreachable (--redis).\nDocs: docs/ (scenario-format.md, metrics.md, architecture.md, "
+      "unreachable (--redis), 130 interrupted (run: partial report written).\nDocs: docs/ "
+      "(scenario-format.md, metrics.md, architecture.md, "
       "strategies.md, faults.md, resilience.md, clocks.md, regions.md, redis-mock.md, "
       "real-redis.md, cli.md, ci.md, tour.md, performance.md, hardening.md).");
 
@@ -364,7 +376,10 @@ int main(int argc, char** argv) {
 
   try {
     if (*run) return command_run(run_options);
-    if (*check) return command_check(check_options);
+    if (*check) {
+      const InterruptWatch interrupt;  // Ctrl-C: no verdict, exit 130
+      return command_check(check_options);
+    }
     if (*sweep) return command_sweep(sweep_options);
     if (*validate) return command_validate(validate_path);
     if (*list) return command_list();
@@ -384,6 +399,9 @@ int main(int argc, char** argv) {
   } catch (const ScenarioError& e) {
     std::cerr << "rlsim: " << e.what() << "\n";
     return exit_code::kBadInput;
+  } catch (const Interrupted& e) {
+    std::cerr << "rlsim: " << e.what() << "\n";
+    return exit_code::kInterrupted;
   } catch (const RunError& e) {
     std::cerr << "rlsim: " << e.what() << "\n";
     return e.exit_code;

@@ -13,6 +13,7 @@
 #include "app/cluster_run.h"
 #include "app/exit_codes.h"
 #include "app/faults.h"
+#include "app/interrupt.h"
 #include "app/region_run.h"
 #include "core/simulator.h"
 #include "oracle/oracle.h"
@@ -114,6 +115,26 @@ class StrategyRun final : public RequestSink, public EventTarget {
     sim_.run_until(scenario_.duration_us);
     // Traffic ends with the scenario; let requests still waiting on Redis finish.
     sim_.run_until(std::numeric_limits<TimeUs>::max());
+    return result(scenario_.duration_us);
+  }
+
+  // Stops the traffic at the current virtual time (requests arriving later are not sent), decides
+  // the requests in flight, and returns the result so far: that of the same scenario cut at this
+  // time, when nothing is scheduled after it but traffic (app/interrupt.h).
+  StrategyResult stop() {
+    stopped_at_us_ = sim_.now();
+    result_.stopped_at_us = stopped_at_us_;
+    // Every Redis call ends by its deadline, so this ends. Other events due in the meantime
+    // fire too (arrivals, dropped above; autoscaling steps and faults, which a scenario cut at
+    // this time would not have), but none later than the step in which the last call ends.
+    constexpr DurationUs kDrainStepUs = 1000;
+    while (storage_.size() > free_.size() || server_.in_flight() > 0 || regions_.in_flight() > 0 ||
+           (cluster_ != nullptr && cluster_->in_flight() > 0))
+      sim_.run_until(sim_.now() + kDrainStepUs);
+    return result(stopped_at_us_);
+  }
+
+  StrategyResult result(TimeUs end_us) {
     RLSIM_CHECK(server_.in_flight() == 0 && regions_.in_flight() == 0 &&
                 (cluster_ == nullptr || cluster_->in_flight() == 0));
     if (!strategy_->fatal_error().empty())
@@ -135,17 +156,17 @@ class StrategyRun final : public RequestSink, public EventTarget {
       result_.redis_keys_at_end = cluster_->key_count();
     }
     result_.backend = backend_json(*store_);
-    result_.clock = clock_watch_.report(pool_, scenario_.duration_us);
+    result_.clock = clock_watch_.report(pool_, end_us);
     result_.regions = regions_.report();
     regions_.add_redis_counts(result_.redis_commands, result_.redis_round_trips,
                               result_.redis_timeouts, result_.redis_keys_at_end);
-    result_.extra_fields = faults_.report(scenario_.duration_us);
+    result_.extra_fields = faults_.report(end_us);
     return std::move(result_);
   }
 
   void on_request(const Request& request) override {
     // After a fatal script error the run's numbers are void: stop deciding, let the queue drain.
-    if (!strategy_->fatal_error().empty()) return;
+    if (!strategy_->fatal_error().empty() || request.arrival_us > stopped_at_us_) return;
     Pending* pending = allocate();
     pending->request = request;
     pending->ideal_admitted = oracle_.ideal_admits(request);
@@ -259,6 +280,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
   StrategyResult result_;
   std::uint64_t digest_ = 0xcbf29ce484222325ULL;
   std::uint64_t decisions_ = 0;
+  TimeUs stopped_at_us_ = std::numeric_limits<TimeUs>::max();  // stop(): no arrival after it
   FaultSchedule faults_;  // last: it refers to the members above
 
  public:
@@ -269,7 +291,7 @@ StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& st
                             std::uint64_t seed, std::vector<DecisionRecord>* trace) {
   StrategySession session(scenario, strategy, seed);
   session.set_trace(trace);
-  return session.finish();
+  return finish_interruptible(session, scenario.duration_us);
 }
 
 StrategySession::StrategySession(const Scenario& scenario, const ResolvedStrategy& strategy,
@@ -285,5 +307,6 @@ int StrategySession::active_instances() const { return run_->active_instances();
 const std::string& StrategySession::label() const { return run_->label(); }
 void StrategySession::set_trace(std::vector<DecisionRecord>* trace) { run_->trace_ = trace; }
 StrategyResult StrategySession::finish() { return run_->run(); }
+StrategyResult StrategySession::stop() { return run_->stop(); }
 
 }  // namespace rlsim

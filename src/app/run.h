@@ -72,6 +72,9 @@ class StrategySession {
   // Runs to the end (the scenario's duration, then the requests still in flight). Call once.
   // Throws RunError.
   StrategyResult finish();
+  // Instead of finish(): stops the traffic at now_us() (later arrivals are not sent), decides the
+  // requests in flight and returns the result so far, with stopped_at_us set. Call once.
+  StrategyResult stop();
 
  private:
   std::unique_ptr<StrategyRun> run_;

@@ -5,9 +5,11 @@
 #include <hiredis/sds.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 
 #include "core/check.h"
@@ -270,11 +272,15 @@ void RealStore::connect_or_throw() {
   // The virtual clock needs PEXPIRETIME (Redis 7.0).
   append({"PEXPIRETIME", prefix_ + "probe"});
   redisReply* reply = nullptr;
-  if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr)
+  if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
+    const std::string reason = io_error();
+    disconnect();  // the destructor does not run when the constructor throws
     throw RedisUnreachable(
-        fmt::format("cannot use Redis at {}: {}", options_.url.display(), context_->errstr));
+        fmt::format("cannot use Redis at {}: {}", options_.url.display(), reason));
+  }
   const bool ok = reply->type == REDIS_REPLY_INTEGER;
   freeReplyObject(reply);
+  if (!ok) disconnect();
   if (!ok)
     throw RedisUnreachable(
         fmt::format("cannot use Redis at {}: it lacks PEXPIRETIME (rlsim needs Redis 7.0 or later)",
@@ -291,7 +297,7 @@ bool RealStore::connect(std::string& error) {
     return false;
   }
   // A server that stops answering must not hang the run for ever.
-  const timeval io_timeout{30, 0};
+  const timeval io_timeout{options_.io_timeout_ms / 1000, options_.io_timeout_ms % 1000 * 1000};
   redisSetTimeout(context_, io_timeout);
   std::vector<Command> setup;
   if (!options_.url.password.empty()) {
@@ -306,7 +312,7 @@ bool RealStore::connect(std::string& error) {
     append(command);
     redisReply* reply = nullptr;
     if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
-      error = context_->errstr;
+      error = io_error();
       disconnect();
       return false;
     }
@@ -329,8 +335,17 @@ void RealStore::disconnect() {
   context_ = nullptr;
 }
 
+std::string RealStore::io_error() const {
+  if (context_ == nullptr) return "connection closed";
+  // hiredis reports a read or write that timed out as EAGAIN.
+  if (context_->err == REDIS_ERR_IO && std::string_view(context_->errstr) == std::strerror(EAGAIN))
+    return fmt::format("no reply within {} ms", options_.io_timeout_ms);
+  return context_->errstr;
+}
+
 void RealStore::fail(const std::string& reason) {
   if (failure_.empty()) failure_ = reason;
+  ++failures_in_a_row_;
   broken_ = true;
   disconnect();
   retry_after_calls_ = backoff_calls_;
@@ -340,15 +355,14 @@ void RealStore::fail(const std::string& reason) {
 }
 
 void RealStore::append(const Command& command) {
-  std::vector<const char*> argv;
-  std::vector<std::size_t> lengths;
-  argv.reserve(command.size());
-  lengths.reserve(command.size());
+  // Reused arrays: no allocation per command on the hot path.
+  argv_.clear();
+  lengths_.clear();
   for (const std::string& arg : command) {
-    argv.push_back(arg.data());
-    lengths.push_back(arg.size());
+    argv_.push_back(arg.data());
+    lengths_.push_back(arg.size());
   }
-  redisAppendCommandArgv(context_, static_cast<int>(argv.size()), argv.data(), lengths.data());
+  redisAppendCommandArgv(context_, static_cast<int>(argv_.size()), argv_.data(), lengths_.data());
 }
 
 // ---- submitting --------------------------------------------------------------------------------
@@ -373,7 +387,10 @@ void RealStore::add_script_call(const Command& command, bool by_sha, std::size_t
                                 TimeUs now_us, Op& op, Command& sent) {
   Script* script = nullptr;
   if (by_sha) {
-    const auto it = scripts_.find(lower(command[1]));
+    const std::string& given = command[1];
+    const bool is_lower =
+        std::none_of(given.begin(), given.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+    const auto it = scripts_.find(is_lower ? given : lower(given));
     if (it == scripts_.end() || known_.count(it->second->sha) == 0) {
       // Not in this run's script cache (the server's cache is shared with other runs).
       op.reply = Reply::error("NOSCRIPT No matching script. Please use EVAL.");
@@ -385,21 +402,16 @@ void RealStore::add_script_call(const Command& command, bool by_sha, std::size_t
     known_.insert(script->sha);
   }
   Command args;
-  args.reserve(command.size() + 2);
+  args.reserve(command.size() + 4);
   args.push_back(command[2]);
   for (std::size_t i = 3; i < command.size(); ++i)
     args.push_back(i < 3 + numkeys ? with_prefix(command[i]) : command[i]);
   args.push_back(std::to_string(threshold(now_us)));
   args.push_back(std::to_string(offset_ms_));
-  op.retry = {"EVAL", script->wrapped};
-  op.retry.insert(op.retry.end(), args.begin(), args.end());
-  if (script->on_server) {
-    sent = {"EVALSHA", script->wrapped_sha};
-    sent.insert(sent.end(), args.begin(), args.end());
-  } else {
-    sent = op.retry;  // EVAL loads it into the server's cache
-    script->on_server = true;
-  }
+  args.insert(args.begin(), script->on_server ? script->wrapped_sha : script->wrapped);
+  args.insert(args.begin(), script->on_server ? "EVALSHA" : "EVAL");  // EVAL loads it
+  script->on_server = true;
+  sent = std::move(args);
   op.real = true;
   op.fix = Fix::kScript;
   op.script = script;
@@ -529,8 +541,12 @@ std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server
   last_now_us_ = server_now_us;
   const std::uint64_t ticket = first_ticket_ + batches_.size();
   Batch& batch = batches_.emplace_back();
+  if (!spare_ops_.empty()) {
+    batch.ops = std::move(spare_ops_.back());
+    spare_ops_.pop_back();
+  }
   batch.now_us = server_now_us;
-  if (broken_ && --retry_after_calls_ <= 0) {
+  if (broken_ && failures_in_a_row_ < kMaxFailuresInARow && --retry_after_calls_ <= 0) {
     // Reconnect with backoff counted in calls (1, 2, 4, ... up to 1024), not in wall time.
     std::string error;
     if (connect(error)) {
@@ -574,13 +590,20 @@ std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server
     hidden.fix = Fix::kHidden;
     batch.ops.insert(batch.ops.begin(), std::move(hidden));
   }
-  for (const Command& command : sent) append(command);
+  std::size_t next_sent = 0;
+  for (Op& op : batch.ops) {
+    if (!op.real || op.fix == Fix::kHidden) continue;
+    append(sent[next_sent]);
+    // A script call keeps what it sent: EVAL with the text again if the server lost the script.
+    if (op.fix == Fix::kScript) op.retry = std::move(sent[next_sent]);
+    ++next_sent;
+  }
   // Keep the output buffer small: hand what we have to the kernel (replies are read later).
   if (sdslen(context_->obuf) > 64 * 1024) {
     int done = 0;
     while (!done)
       if (redisBufferWrite(context_, &done) != REDIS_OK) {
-        fail(context_->errstr);
+        fail(io_error());
         break;
       }
   }
@@ -657,14 +680,14 @@ void RealStore::read_batch(Batch& batch) {
     redisReply* reply = nullptr;
     if (broken_ || batch.lost ||
         redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
-      if (!broken_ && !batch.lost)
-        fail(context_ != nullptr ? context_->errstr : "connection closed");
+      if (!broken_ && !batch.lost) fail(io_error());
       op.reply = Reply::error(lost_text(failure_));
       batch.failed = true;
       continue;
     }
     op.reply = from_hiredis(reply);
     freeReplyObject(reply);
+    failures_in_a_row_ = 0;  // the server answers
     finish_reply(batch, op);
     if (op.fix == Fix::kScript && op.reply.is_error() && op.reply.text.starts_with("NOSCRIPT"))
       retry = true;
@@ -691,10 +714,12 @@ void RealStore::retry_script(Op& op, TimeUs /*now_us*/) {
     op.reply = Reply::error(lost_text(failure_));
     return;
   }
+  op.retry[0] = "EVAL";
+  op.retry[1] = op.script->wrapped;
   append(op.retry);
   redisReply* reply = nullptr;
   if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
-    fail(context_->errstr);
+    fail(io_error());
     op.reply = Reply::error(lost_text(failure_));
     return;
   }
@@ -716,6 +741,11 @@ void RealStore::read_until(std::uint64_t ticket) {
 
 void RealStore::pop_done() {
   while (unread_ > 0 && !batches_.empty() && batches_.front().abandoned) {
+    std::vector<Op>& ops = batches_.front().ops;
+    if (spare_ops_.size() < 64 && ops.capacity() <= 8) {
+      ops.clear();
+      spare_ops_.push_back(std::move(ops));
+    }
     batches_.pop_front();
     ++first_ticket_;
     --unread_;
@@ -761,14 +791,19 @@ std::vector<std::string> scan_keys(redisContext* context, const std::string& pre
     const char* argv[] = {"SCAN", cursor.c_str(), "MATCH", pattern.c_str(), "COUNT", "1000"};
     auto* reply = static_cast<redisReply*>(redisCommandArgv(context, 6, argv, nullptr));
     if (reply == nullptr) break;
-    if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2) {
+    // Anything but [cursor, [key...]] of strings (a misbehaving server) ends the scan.
+    const bool well_formed = reply->type == REDIS_REPLY_ARRAY && reply->elements == 2 &&
+                             reply->element[0]->type == REDIS_REPLY_STRING &&
+                             reply->element[1]->type == REDIS_REPLY_ARRAY;
+    if (!well_formed) {
       freeReplyObject(reply);
       break;
     }
     cursor.assign(reply->element[0]->str, reply->element[0]->len);
     const redisReply* found = reply->element[1];
     for (std::size_t i = 0; i < found->elements; ++i)
-      keys.emplace_back(found->element[i]->str, found->element[i]->len);
+      if (found->element[i]->type == REDIS_REPLY_STRING)
+        keys.emplace_back(found->element[i]->str, found->element[i]->len);
     freeReplyObject(reply);
   } while (cursor != "0");
   return keys;

@@ -53,7 +53,14 @@ class RedisUnreachable : public std::runtime_error {
 struct RealStoreOptions {
   RedisUrl url;
   bool keep_keys = false;  // leave the run's keys behind (they still expire, a day later)
+  // How long to wait for a reply (or a write) before the connection counts as failed: a server
+  // that stops answering must not hang the run (RLSIM_REDIS_IO_TIMEOUT_MS, app/backend.cpp).
+  int io_timeout_ms = 10'000;
 };
+
+// After this many connection failures in a row (no good reply in between) the store stops
+// reconnecting: every later call fails at once, so a dead server cannot stretch a run.
+constexpr int kMaxFailuresInARow = 3;
 
 class RealStore final : public DataStore {
  public:
@@ -117,6 +124,8 @@ class RealStore final : public DataStore {
   bool connect(std::string& error);
   void disconnect();
   void fail(const std::string& reason);
+  // Why the last hiredis call failed, in words ("no reply within 300 ms" for a timeout).
+  std::string io_error() const;
   void translate(const Command& command, TimeUs now_us, Batch& batch,
                  std::vector<std::string>& sweep_keys, std::vector<Command>& sent);
   void add_script_call(const Command& command, bool by_sha, std::size_t numkeys, TimeUs now_us,
@@ -141,7 +150,10 @@ class RealStore final : public DataStore {
   std::unordered_set<std::string> known_;  // shas this run loaded (its own script cache)
   std::string sweep_sha_;
   bool sweep_on_server_ = false;
-  std::deque<Batch> batches_;  // submitted, not yet collected or abandoned
+  std::deque<Batch> batches_;               // submitted, not yet collected or abandoned
+  std::vector<std::vector<Op>> spare_ops_;  // op vectors of finished batches, for reuse
+  std::vector<const char*> argv_;           // append()'s scratch arrays
+  std::vector<std::size_t> lengths_;
   std::uint64_t first_ticket_ = 0;
   std::size_t unread_ = 0;  // index in batches_ of the first batch not read
   TimeUs last_now_us_ = 0;
@@ -152,6 +164,7 @@ class RealStore final : public DataStore {
   int backoff_calls_ = 1;
   std::uint64_t backend_errors_ = 0;
   std::uint64_t reconnects_ = 0;
+  int failures_in_a_row_ = 0;
   std::string failure_;
 };
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "report/fault_report.h"
+#include "report/partial.h"
 #include "report/rounding.h"
 #include "report/sparkline.h"
 
@@ -188,6 +189,7 @@ ordered_json report_json(const RunResult& result) {
   out["scenario"] = scenario.name;
   out["seed"] = result.seed;
   out["duration_s"] = seconds(scenario.duration_us);
+  if (!result.partial.is_null()) out["partial"] = result.partial;
   ordered_json limits = ordered_json::array();
   for (const auto& limit : scenario.limits) {
     limits.push_back({{"name", limit.name},
@@ -210,6 +212,7 @@ std::string report_table(const RunResult& result, bool color) {
   };
   std::string out;
   out += paint(fmt::format("rlsim: {}", scenario.name), "1") + "\n";
+  if (!result.partial.is_null()) out += paint(partial_notice(result), "1;33") + "\n";
   if (!scenario.description.empty()) out += scenario.description + "\n";
   for (const auto& limit : scenario.limits) {
     out += fmt::format("limit {}: {} per {} per {}\n", limit.name, limit.limit,

@@ -2,6 +2,7 @@
 // Report renderers: the JSON report (a stable contract: later versions add fields, never rename)
 // and the human-readable table. Pure functions of the results; same input, same bytes.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,12 +43,18 @@ struct StrategyResult {
   std::vector<DigestCheckpoint> digest_checkpoints;
   // The real Redis the run used and its health (app/backend.h); null on the embedded Redis.
   nlohmann::ordered_json backend;
+  // Set when a SIGINT stopped this run early: the traffic stopped at this virtual time
+  // (app/interrupt.h).
+  std::optional<TimeUs> stopped_at_us;
 };
 
 struct RunResult {
   const Scenario* scenario = nullptr;
   std::uint64_t seed = 0;
   std::vector<StrategyResult> strategies;
+  // Null, or why and where the run stopped early (app/interrupt.h: {"reason", "stopped_at_s",
+  // "strategy", "not_run"}); rendered first in every report (report/partial.h).
+  nlohmann::ordered_json partial;
 };
 
 nlohmann::ordered_json report_json(const RunResult& result);

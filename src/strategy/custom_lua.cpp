@@ -283,6 +283,7 @@ class CustomLua final : public PerLimitScriptStrategy {
     return out;
   }
 
+  bool integer_reply() const override { return false; }  // the rule reads any reply type
   bool admits(std::size_t, const Reply& reply) override {
     const Reply* value = &reply;
     if (rule_.element > 0) {

@@ -93,7 +93,7 @@ Task<Decision> PerLimitScriptStrategy::decide(Request request, const Instance& i
     const std::size_t numkeys = arguments(i, request, instance, keys_and_args);
     const Reply reply = co_await script_.run(env_.redis, keys_and_args, numkeys, reloads_);
     spare_arguments_.push_back(std::move(keys_and_args));
-    if (reply.is_error()) {
+    if (reply.is_error() || (integer_reply() && reply.type != Reply::Type::kInteger)) {
       if (is_fatal_script_error(reply)) {
         fail(fmt::format("script {}: {}", script_.name(), reply.text));
         co_return Decision{false, index, true};

@@ -86,6 +86,9 @@ class PerLimitScriptStrategy : public Strategy {
   // Whether a (non-error) reply admits the request under limit `index`; by default the script
   // answers 1 for admitted. May call fail() when the reply cannot be read (the decision is then
   // void).
+  // Whether the script's reply must be an integer (every built-in script): another type, which
+  // only a misbehaving real server sends, counts as a failed call (on_error decides).
+  virtual bool integer_reply() const { return true; }
   virtual bool admits(std::size_t index, const Reply& reply) {
     (void)index;
     return reply.integer == 1;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include "core/check.h"
@@ -162,8 +163,13 @@ class ShardedGlobal final : public Strategy {
   }
 
   // int(v or 0) for one GET reply.
+  // A value that is not a decimal (only a misbehaving server sends one) counts as 0, instead of
+  // throwing out of the decision.
   static std::int64_t value_of(const Reply& value) {
-    return value.type == Reply::Type::kBulk ? std::stoll(value.text) : 0;
+    std::int64_t count = 0;
+    if (value.type == Reply::Type::kBulk)
+      std::from_chars(value.text.data(), value.text.data() + value.text.size(), count);
+    return count;
   }
   // sum(int(v or 0) for v in values), as the lesson's global_total().
   static std::int64_t sum(const Reply& mget) {
