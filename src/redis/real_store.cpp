@@ -1,8 +1,6 @@
 #include "redis/real_store.h"
 
 #include <fmt/format.h>
-#include <hiredis/hiredis.h>
-#include <hiredis/sds.h>
 
 #include <algorithm>
 #include <charconv>
@@ -12,6 +10,7 @@
 
 #include "core/check.h"
 #include "core/sha1.h"
+#include "redis/cluster_slots.h"
 
 namespace rlsim {
 
@@ -40,27 +39,6 @@ std::optional<std::int64_t> ttl_amount(std::string_view text) {
 
 // The mapped times must stay below 2^53 so that the script prelude's Lua numbers hold them exactly.
 constexpr std::int64_t kMaxMappedMs = 9'000'000'000'000'000;
-
-Reply from_hiredis(const redisReply* r) {
-  switch (r->type) {
-    case REDIS_REPLY_INTEGER:
-      return Reply::from_integer(r->integer);
-    case REDIS_REPLY_STATUS:
-      return Reply::status(std::string(r->str, r->len));
-    case REDIS_REPLY_ERROR:
-      return Reply::error(std::string(r->str, r->len));
-    case REDIS_REPLY_STRING:
-      return Reply::bulk(std::string(r->str, r->len));
-    case REDIS_REPLY_ARRAY: {
-      std::vector<Reply> elements;
-      elements.reserve(r->elements);
-      for (std::size_t i = 0; i < r->elements; ++i) elements.push_back(from_hiredis(r->element[i]));
-      return Reply::array(std::move(elements));
-    }
-    default:
-      return Reply::nil();
-  }
-}
 
 // Which arguments of a command are keys (the commands the embedded Redis implements).
 enum class Keys { kUnknown, kNone, kFirst, kAll, kScript, kScriptCommand, kTime };
@@ -240,7 +218,10 @@ std::optional<RedisUrl> parse_redis_url(const std::string& text, std::string& er
 // ---- connection --------------------------------------------------------------------------------
 
 RealStore::RealStore(const RealStoreOptions& options)
-    : options_(options), prefix_("rlsim:" + random_hex() + ":") {
+    : RealStore(options, std::make_unique<SingleWire>(options.url)) {}
+
+RealStore::RealStore(const RealStoreOptions& options, std::unique_ptr<RedisWire> wire)
+    : options_(options), wire_(std::move(wire)), prefix_("rlsim:" + random_hex() + ":") {
   // A day ahead of the wall clock: a key's real expiry is its virtual expiry counted from the
   // run's start in microseconds-as-milliseconds, plus a day, so it never comes during the run.
   const auto wall_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -265,69 +246,26 @@ RealStore::~RealStore() {
 void RealStore::connect_or_throw() {
   std::string error;
   if (!connect(error))
-    throw RedisUnreachable(
-        fmt::format("cannot use Redis at {}: {}", options_.url.display(), error));
+    throw RedisUnreachable(fmt::format("cannot use {}: {}", wire_->describe(), error));
   // The virtual clock needs PEXPIRETIME (Redis 7.0).
-  append({"PEXPIRETIME", prefix_ + "probe"});
-  redisReply* reply = nullptr;
-  if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr)
-    throw RedisUnreachable(
-        fmt::format("cannot use Redis at {}: {}", options_.url.display(), context_->errstr));
-  const bool ok = reply->type == REDIS_REPLY_INTEGER;
-  freeReplyObject(reply);
-  if (!ok)
-    throw RedisUnreachable(
-        fmt::format("cannot use Redis at {}: it lacks PEXPIRETIME (rlsim needs Redis 7.0 or later)",
-                    options_.url.display()));
+  append({"PEXPIRETIME", with_prefix("probe")});
+  Reply reply;
+  if (!wire_->read(reply, error))
+    throw RedisUnreachable(fmt::format("cannot use {}: {}", wire_->describe(), error));
+  if (reply.type != Reply::Type::kInteger)
+    throw RedisUnreachable(fmt::format(
+        "cannot use {}: it lacks PEXPIRETIME (rlsim needs Redis 7.0 or later)", wire_->describe()));
 }
 
 bool RealStore::connect(std::string& error) {
-  disconnect();
-  const timeval connect_timeout{2, 0};
-  context_ = redisConnectWithTimeout(options_.url.host.c_str(), options_.url.port, connect_timeout);
-  if (context_ == nullptr || context_->err != 0) {
-    error = context_ != nullptr ? context_->errstr : "out of memory";
-    disconnect();
-    return false;
-  }
-  // A server that stops answering must not hang the run for ever.
-  const timeval io_timeout{30, 0};
-  redisSetTimeout(context_, io_timeout);
-  std::vector<Command> setup;
-  if (!options_.url.password.empty()) {
-    if (options_.url.user.empty()) {
-      setup.push_back({"AUTH", options_.url.password});
-    } else {
-      setup.push_back({"AUTH", options_.url.user, options_.url.password});
-    }
-  }
-  if (options_.url.db != 0) setup.push_back({"SELECT", std::to_string(options_.url.db)});
-  for (const Command& command : setup) {
-    append(command);
-    redisReply* reply = nullptr;
-    if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
-      error = context_->errstr;
-      disconnect();
-      return false;
-    }
-    const bool failed = reply->type == REDIS_REPLY_ERROR;
-    if (failed) error = std::string(reply->str, reply->len);  // never holds the password
-    freeReplyObject(reply);
-    if (failed) {
-      disconnect();
-      return false;
-    }
-  }
+  if (!wire_->connect(error)) return false;
   // Scripts must be loaded again through a new connection (the server may have restarted).
   for (auto& [sha, script] : scripts_) script->on_server = false;
   sweep_on_server_ = false;
   return true;
 }
 
-void RealStore::disconnect() {
-  if (context_ != nullptr) redisFree(context_);
-  context_ = nullptr;
-}
+void RealStore::disconnect() { wire_->disconnect(); }
 
 void RealStore::fail(const std::string& reason) {
   if (failure_.empty()) failure_ = reason;
@@ -339,16 +277,19 @@ void RealStore::fail(const std::string& reason) {
   for (std::size_t i = unread_; i < batches_.size(); ++i) batches_[i].lost = true;
 }
 
-void RealStore::append(const Command& command) {
-  std::vector<const char*> argv;
-  std::vector<std::size_t> lengths;
-  argv.reserve(command.size());
-  lengths.reserve(command.size());
-  for (const std::string& arg : command) {
-    argv.push_back(arg.data());
-    lengths.push_back(arg.size());
-  }
-  redisAppendCommandArgv(context_, static_cast<int>(argv.size()), argv.data(), lengths.data());
+bool RealStore::read_reply(Reply& reply) {
+  std::string error;
+  if (wire_->connected() && wire_->read(reply, error)) return true;
+  if (!broken_) fail(wire_->connected() ? error : "connection closed");
+  return false;
+}
+
+std::string RealStore::with_prefix(const std::string& key) const {
+  // On a cluster the prefixed key must hash to the key's own slot: a key with a hash tag keeps
+  // it (the prefix has no '{'), a key without braces becomes its own tag.
+  if (wire_->sharded() && key.find_first_of("{}") == std::string::npos)
+    return prefix_ + "{" + key + "}";
+  return prefix_ + key;
 }
 
 // ---- submitting --------------------------------------------------------------------------------
@@ -554,18 +495,30 @@ std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server
   batch.ops.reserve(commands.size() + 1);
   for (const Command& command : commands)
     translate(command, server_now_us, batch, sweep_keys, sent);
-  if (!sweep_keys.empty()) {
-    // Lazy expiry on the virtual clock for the keys of plain commands, before them.
+  // Lazy expiry on the virtual clock for the keys of plain commands, before them. On a cluster a
+  // script's keys must share a slot: one sweep per slot.
+  std::vector<std::vector<std::string>> sweeps;
+  if (!wire_->sharded()) {
+    if (!sweep_keys.empty()) sweeps.push_back(std::move(sweep_keys));
+  } else {
+    std::unordered_map<int, std::size_t> by_slot;
+    for (std::string& key : sweep_keys) {
+      const auto [it, fresh] = by_slot.try_emplace(key_hash_slot(key), sweeps.size());
+      if (fresh) sweeps.emplace_back();
+      sweeps[it->second].push_back(std::move(key));
+    }
+  }
+  for (std::vector<std::string>& keys : sweeps) {
     Command sweep;
-    sweep.reserve(sweep_keys.size() + 5);
+    sweep.reserve(keys.size() + 5);
     if (sweep_on_server_) {
       sweep = {"EVALSHA", sweep_sha_};
     } else {
       sweep = {"EVAL", std::string(kSweepPrelude) + "return 0"};
       sweep_on_server_ = true;
     }
-    sweep.push_back(std::to_string(sweep_keys.size()));
-    for (std::string& key : sweep_keys) sweep.push_back(std::move(key));
+    sweep.push_back(std::to_string(keys.size()));
+    for (std::string& key : keys) sweep.push_back(std::move(key));
     sweep.push_back(std::to_string(threshold(server_now_us)));
     sweep.push_back(std::to_string(offset_ms_));
     append(sweep);
@@ -576,14 +529,7 @@ std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server
   }
   for (const Command& command : sent) append(command);
   // Keep the output buffer small: hand what we have to the kernel (replies are read later).
-  if (sdslen(context_->obuf) > 64 * 1024) {
-    int done = 0;
-    while (!done)
-      if (redisBufferWrite(context_, &done) != REDIS_OK) {
-        fail(context_->errstr);
-        break;
-      }
-  }
+  if (std::string error; !wire_->flush_if_large(error)) fail(error);
   if (broken_) {
     // Everything not yet read went out on the connection that failed.
     read_until(ticket);
@@ -654,17 +600,11 @@ void RealStore::read_batch(Batch& batch) {
   bool retry = false;
   for (Op& op : batch.ops) {
     if (!op.real) continue;
-    redisReply* reply = nullptr;
-    if (broken_ || batch.lost ||
-        redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
-      if (!broken_ && !batch.lost)
-        fail(context_ != nullptr ? context_->errstr : "connection closed");
+    if (broken_ || batch.lost || !read_reply(op.reply)) {
       op.reply = Reply::error(lost_text(failure_));
       batch.failed = true;
       continue;
     }
-    op.reply = from_hiredis(reply);
-    freeReplyObject(reply);
     finish_reply(batch, op);
     if (op.fix == Fix::kScript && op.reply.is_error() && op.reply.text.starts_with("NOSCRIPT"))
       retry = true;
@@ -692,14 +632,10 @@ void RealStore::retry_script(Op& op, TimeUs /*now_us*/) {
     return;
   }
   append(op.retry);
-  redisReply* reply = nullptr;
-  if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
-    fail(context_->errstr);
+  if (!read_reply(op.reply)) {
     op.reply = Reply::error(lost_text(failure_));
     return;
   }
-  op.reply = from_hiredis(reply);
-  freeReplyObject(reply);
   op.script->on_server = true;
   Batch dummy;
   finish_reply(dummy, op);
@@ -751,62 +687,42 @@ Reply RealStore::run(const Command& command, TimeUs server_now_us) {
 
 // ---- the run's keys ----------------------------------------------------------------------------
 
-namespace {
-// Every key of the run, by SCAN (never KEYS, which blocks the server).
-std::vector<std::string> scan_keys(redisContext* context, const std::string& prefix) {
-  std::vector<std::string> keys;
-  std::string cursor = "0";
-  const std::string pattern = prefix + "*";
-  do {
-    const char* argv[] = {"SCAN", cursor.c_str(), "MATCH", pattern.c_str(), "COUNT", "1000"};
-    auto* reply = static_cast<redisReply*>(redisCommandArgv(context, 6, argv, nullptr));
-    if (reply == nullptr) break;
-    if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2) {
-      freeReplyObject(reply);
-      break;
-    }
-    cursor.assign(reply->element[0]->str, reply->element[0]->len);
-    const redisReply* found = reply->element[1];
-    for (std::size_t i = 0; i < found->elements; ++i)
-      keys.emplace_back(found->element[i]->str, found->element[i]->len);
-    freeReplyObject(reply);
-  } while (cursor != "0");
-  return keys;
-}
-}  // namespace
-
 std::size_t RealStore::delete_own_keys() {
-  auto& self = const_cast<RealStore&>(*this);
-  self.read_until(first_ticket_ + batches_.size());
-  if (broken_ || context_ == nullptr) return 0;
-  const std::vector<std::string> keys = scan_keys(context_, prefix_);
-  for (std::size_t begin = 0; begin < keys.size(); begin += 500) {
-    Command unlink = {"UNLINK"};
-    for (std::size_t i = begin; i < std::min(keys.size(), begin + 500); ++i)
-      unlink.push_back(keys[i]);
-    append(unlink);
-    redisReply* reply = nullptr;
-    if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK) break;
-    freeReplyObject(reply);
+  read_until(first_ticket_ + batches_.size());
+  if (broken_ || !wire_->connected()) return 0;
+  const std::vector<std::string> keys = wire_->scan(prefix_ + "*");
+  // UNLINK in batches; on a cluster one command's keys must share a slot, so by slot.
+  std::vector<Command> unlinks;
+  std::unordered_map<int, std::size_t> open;  // slot (0 when not sharded) -> its UNLINK not full
+  for (const std::string& key : keys) {
+    const int slot = wire_->sharded() ? key_hash_slot(key) : 0;
+    auto it = open.find(slot);
+    if (it == open.end() || unlinks[it->second].size() > 500) {
+      it = open.insert_or_assign(slot, unlinks.size()).first;
+      unlinks.push_back({"UNLINK"});
+    }
+    unlinks[it->second].push_back(key);
   }
+  for (const Command& unlink : unlinks) append(unlink);
+  Reply reply;
+  for (std::size_t i = 0; i < unlinks.size(); ++i)
+    if (!read_reply(reply)) break;
   return keys.size();
 }
 
 std::size_t RealStore::key_count() const {
   auto& self = const_cast<RealStore&>(*this);
   self.read_until(first_ticket_ + batches_.size());
-  if (broken_ || context_ == nullptr) return 0;
-  const std::vector<std::string> keys = scan_keys(context_, prefix_);
+  if (broken_ || !wire_->connected()) return 0;
+  const std::vector<std::string> keys = wire_->scan(prefix_ + "*");
   for (const std::string& key : keys) self.append({"PEXPIRETIME", key});
   std::size_t live = 0;
   const std::int64_t now = threshold(last_now_us_);
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    redisReply* reply = nullptr;
-    if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK) return live;
+    Reply reply;
+    if (!self.read_reply(reply)) return live;
     // -1: no TTL; otherwise alive while its virtual expiry is still ahead (as the mock counts).
-    if (reply->type == REDIS_REPLY_INTEGER && (reply->integer == -1 || reply->integer > now))
-      ++live;
-    freeReplyObject(reply);
+    if (reply.type == Reply::Type::kInteger && (reply.integer == -1 || reply.integer > now)) ++live;
   }
   return live;
 }

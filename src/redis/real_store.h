@@ -22,22 +22,10 @@
 #include <vector>
 
 #include "redis/mock_store.h"
+#include "redis/redis_wire.h"
 #include "redis/store.h"
 
-struct redisContext;
-
 namespace rlsim {
-
-// redis://[user[:password]@]host:port[/db]
-struct RedisUrl {
-  std::string host;
-  int port = 6379;
-  int db = 0;
-  std::string user;
-  std::string password;  // never printed: display() leaves it out
-  // "redis://host:port/db", without user or password, for messages and reports.
-  std::string display() const;
-};
 
 // Parses `text`; nullopt with `error` set when it is not a redis:// URL of that form. A password
 // given by neither the URL nor here is taken from REDISCLI_AUTH (as redis-cli does).
@@ -57,8 +45,10 @@ struct RealStoreOptions {
 
 class RealStore final : public DataStore {
  public:
-  // Connects; throws RedisUnreachable.
+  // Connects to options.url; throws RedisUnreachable.
   explicit RealStore(const RealStoreOptions& options);
+  // Over `wire` (e.g. a Redis Cluster, redis/real_cluster.h); options.url is then unused.
+  RealStore(const RealStoreOptions& options, std::unique_ptr<RedisWire> wire);
   // Deletes the run's keys (unless keep_keys) and disconnects.
   ~RealStore() override;
   RealStore(const RealStore&) = delete;
@@ -80,6 +70,7 @@ class RealStore final : public DataStore {
   // The run's key prefix ("rlsim:<16 hex>:"): every key the run writes starts with it.
   const std::string& key_prefix() const { return prefix_; }
   std::string url_display() const { return options_.url.display(); }
+  const RedisWire& wire() const { return *wire_; }
   // Deletes the run's keys now (SCAN + UNLINK); returns how many.
   std::size_t delete_own_keys();
 
@@ -122,18 +113,19 @@ class RealStore final : public DataStore {
   void add_script_call(const Command& command, bool by_sha, std::size_t numkeys, TimeUs now_us,
                        Op& op, Command& sent);
   Script& register_script(const std::string& text);
-  void append(const Command& command);
+  void append(const Command& command) { wire_->append(command); }
+  bool read_reply(Reply& reply);
   void read_batch(Batch& batch);
   void read_until(std::uint64_t ticket);
   void finish_reply(Batch& batch, Op& op);
   void retry_script(Op& op, TimeUs now_us);
   void pop_done();
   Reply local_reply(const Command& command, TimeUs now_us);
-  std::string with_prefix(const std::string& key) const { return prefix_ + key; }
+  std::string with_prefix(const std::string& key) const;
   std::int64_t threshold(TimeUs now_us) const { return now_us + offset_ms_; }
 
   RealStoreOptions options_;
-  redisContext* context_ = nullptr;
+  std::unique_ptr<RedisWire> wire_;
   std::string prefix_;
   // real expiry time (Unix ms on the server) = virtual expiry time (Unix us) + offset_ms_.
   std::int64_t offset_ms_ = 0;
