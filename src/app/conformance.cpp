@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "app/backend.h"
+#include "app/cluster_backend.h"
 #include "app/commands.h"
 #include "app/exit_codes.h"
 #include "app/run.h"
@@ -242,13 +243,16 @@ std::size_t compare_corpus(RealStore& real, bool verbose) {
   for (std::size_t i = 0; i < corpus.size(); ++i) {
     const ConformanceStep& step = corpus[i];
     const TimeUs now_us = kEpochUnixUs + step.at_ms * kUsPerMs;
-    const Reply m = mock.run(step.command, now_us);
-    const Reply r = real.run(step.command, now_us);
+    // On a cluster every key shares one hash tag, so multi-key steps stay in one slot.
+    const Command command =
+        real.wire().sharded() ? with_hash_tag(step.command, "conformance") : step.command;
+    const Reply m = mock.run(command, now_us);
+    const Reply r = real.run(command, now_us);
     const bool same = m == r;
     if (!same) ++differences;
     if (!same || verbose) {
       std::cout << fmt::format("  {} #{} at +{} ms: {}\n", same ? "same" : "DIFFERENT", i + 1,
-                               step.at_ms, brief(step.command));
+                               step.at_ms, brief(command));
       std::cout << fmt::format("      mock: {}\n", to_display(m));
       if (!same) std::cout << fmt::format("      real: {}\n", to_display(r));
     }
@@ -290,6 +294,7 @@ std::size_t compare_scenarios(const ConformanceOptions& options) {
     const auto strategies = resolve_strategies(scenario, path);
     Scenario real_scenario = scenario;
     real_scenario.redis.url = options.redis_url;
+    real_scenario.redis.cluster_url = options.redis_cluster;
     for (const ResolvedStrategy& strategy : strategies) {
       const auto started = std::chrono::steady_clock::now();
       const StrategyResult mock = run_strategy(scenario, strategy, scenario.seed);
@@ -320,22 +325,24 @@ std::size_t compare_scenarios(const ConformanceOptions& options) {
 }  // namespace
 
 int command_conformance(const ConformanceOptions& options) {
-  std::string error;
-  const auto url = parse_redis_url(options.redis_url, error);
-  if (!url) {
-    std::cerr << "rlsim: " << error << "\n";
+  if (options.redis_url.empty() == options.redis_cluster.empty()) {
+    std::cerr << "rlsim: conformance needs --redis URL or --redis-cluster host:port[,...]\n";
     return exit_code::kBadInput;
   }
   std::size_t differences = 0;
   {
-    std::unique_ptr<RealStore> real;
+    std::unique_ptr<DataStore> store;
     try {
-      real = std::make_unique<RealStore>(RealStoreOptions{*url, false});
-    } catch (const RedisUnreachable& e) {
+      Scenario target;
+      target.redis.url = options.redis_url;
+      target.redis.cluster_url = options.redis_cluster;
+      store = make_store(target);
+    } catch (const RunError& e) {
       std::cerr << "rlsim: " << e.what() << "\n";
-      return exit_code::kRedisUnavailable;
+      return e.exit_code;
     }
-    std::cout << fmt::format("conformance against {}\n", url->display());
+    auto* real = dynamic_cast<RealStore*>(store.get());
+    std::cout << fmt::format("conformance against {}\n", real->wire().describe());
     differences += compare_corpus(*real, options.verbose);
     if (!real->backend_failure().empty()) {
       std::cout << "the real backend failed: " << real->backend_failure() << "\n";

@@ -1,6 +1,7 @@
 #include "redis/real_cluster.h"
 
 #include <fmt/format.h>
+#include <hiredis/sds.h>
 
 #include <algorithm>
 #include <charconv>
@@ -348,6 +349,19 @@ bool ClusterWire::read(Reply& reply, std::string& error) {
     return false;
   }
   Entry& entry = entries_.front();
+  if (!entry.reply) {
+    // About to wait for one node: hand every other node its queued commands first, so that all
+    // masters work while we wait (hiredis sends a connection's buffer only when it reads it).
+    for (auto& node : nodes_) {
+      if (node->context == nullptr || sdslen(node->context->obuf) == 0) continue;
+      int done = 0;
+      while (!done)
+        if (redisBufferWrite(node->context, &done) != REDIS_OK) {
+          error_ = error = node->address + ": " + node->context->errstr;
+          return false;
+        }
+    }
+  }
   while (!entry.reply) {
     if (!read_one(*nodes_[static_cast<std::size_t>(entry.node)], error)) {
       error_ = error;

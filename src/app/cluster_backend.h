@@ -1,0 +1,28 @@
+#pragma once
+// The real Redis Cluster backend as the app sees it (docs/real-redis.md#a-real-redis-cluster):
+// building its store, its part of the report's "backend" object, and the hash-tagged corpus the
+// conformance check runs on it.
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "redis/real_store.h"
+
+namespace rlsim {
+
+// A RealStore over the cluster at `seeds` ("host:port[,host:port...]"). Throws RunError:
+// kBadInput for malformed seeds, kRedisUnavailable when no seed answers or a master is unreachable.
+std::unique_ptr<RealStore> make_cluster_store(const std::string& seeds, bool keep_keys);
+
+// Adds the cluster's fields to a real store's "backend" object (nothing for one server): the
+// seeds, per node its address, slots and commands sent, and the MOVED / ASK / CROSSSLOT counts.
+void add_cluster_backend(const RealStore& store, nlohmann::ordered_json& backend);
+
+// "host:port,host:port" without credentials, for printed commands.
+std::string cluster_seeds_display(const std::string& seeds);
+
+// `command` with every key K written "{tag}K": the conformance corpus uses several keys per
+// command and script, which a cluster accepts only when they share a slot.
+Command with_hash_tag(const Command& command, const std::string& tag);
+
+}  // namespace rlsim
