@@ -71,6 +71,7 @@ class RealStore final : public DataStore {
   const std::string& key_prefix() const { return prefix_; }
   std::string url_display() const { return options_.url.display(); }
   const RedisWire& wire() const { return *wire_; }
+  RedisWire& wire() { return *wire_; }
   // Deletes the run's keys now (SCAN + UNLINK); returns how many.
   std::size_t delete_own_keys();
 
