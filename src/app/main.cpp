@@ -210,7 +210,8 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit codes: 0 success, 1 internal error (check: a check failed), 2 bad input (scenario, "
       "strategy or command line), 3 report not writable, 4 Lua script error, 5 Redis "
-      "unreachable (--redis).\nDocs: docs/ (scenario-format.md, metrics.md, architecture.md, "
+      "unreachable (--redis, --redis-cluster).\nDocs: docs/ (scenario-format.md, metrics.md, "
+      "architecture.md, "
       "strategies.md, faults.md, resilience.md, clocks.md, regions.md, redis-mock.md, "
       "real-redis.md, cli.md, ci.md, tour.md, performance.md, hardening.md).");
 
