@@ -1,5 +1,7 @@
 #include "app/cluster_backend.h"
 
+#include <algorithm>
+
 #include "app/exit_codes.h"
 #include "app/run.h"
 #include "redis/cluster_slots.h"
@@ -15,6 +17,83 @@ std::unique_ptr<RealStore> make_cluster_store(const std::string& seeds, bool kee
   } catch (const RedisUnreachable& e) {
     throw RunError(e.what(), exit_code::kRedisUnavailable);
   }
+}
+
+ClusterLayout cluster_layout(const RealStore& store) {
+  const auto& wire = dynamic_cast<const ClusterWire&>(store.wire());
+  std::vector<std::string> addresses;
+  ClusterLayout layout;
+  layout.slot_owner.assign(kClusterSlots, 0);
+  for (int slot = 0; slot < kClusterSlots; ++slot) {
+    const std::string owner = wire.owner_of(slot);
+    if (owner.empty()) continue;
+    auto it = std::find(addresses.begin(), addresses.end(), owner);
+    if (it == addresses.end()) it = addresses.insert(addresses.end(), owner);
+    layout.slot_owner[static_cast<std::size_t>(slot)] =
+        static_cast<std::uint16_t>(it - addresses.begin());
+  }
+  layout.nodes = std::max<int>(1, static_cast<int>(addresses.size()));
+  return layout;
+}
+
+int embedded_cluster_nodes(const RealStore& store) {
+  const ClusterLayout layout = cluster_layout(store);
+  if (layout.nodes > ClusterLayout::kMaxNodes) return 0;
+  return ClusterLayout::even(layout.nodes).slot_owner == layout.slot_owner ? layout.nodes : 0;
+}
+
+namespace {
+
+// Simulated node `node`'s view of the one routing store: its calls carry the node (each node its
+// own script cache, as each master has), and it counts the keys of its own slots at its own
+// latest time, as an embedded node counts its keyspace.
+class NodeView final : public DataStore {
+ public:
+  NodeView(RealStore& store, int node, std::shared_ptr<const ClusterLayout> layout)
+      : store_(store), node_(node), layout_(std::move(layout)) {}
+  void execute(std::span<const Command> commands, TimeUs now_us,
+               std::vector<Reply>& replies) override {
+    collect(submit(commands, now_us), replies);
+  }
+  std::size_t key_count() const override {
+    return store_.count_keys(
+        last_now_us_,
+        [](const std::string& key, const void* self) {
+          const auto& view = *static_cast<const NodeView*>(self);
+          return view.layout_->slot_owner[static_cast<std::size_t>(key_hash_slot(key))] ==
+                 view.node_;
+        },
+        this);
+  }
+  bool deferred() const override { return true; }
+  std::uint64_t submit(std::span<const Command> commands, TimeUs now_us) override {
+    last_now_us_ = now_us;
+    store_.set_node(node_);
+    return store_.submit(commands, now_us);
+  }
+  void collect(std::uint64_t ticket, std::vector<Reply>& replies) override {
+    store_.collect(ticket, replies);
+  }
+  void abandon(std::uint64_t ticket) override { store_.abandon(ticket); }
+
+ private:
+  RealStore& store_;
+  int node_;
+  std::shared_ptr<const ClusterLayout> layout_;
+  TimeUs last_now_us_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<RedisCluster> make_real_cluster_nodes(DataStore& store, Simulator& sim,
+                                                      const RedisTiming& timing,
+                                                      std::uint64_t seed) {
+  auto& real = dynamic_cast<RealStore&>(store);
+  auto layout = std::make_shared<const ClusterLayout>(cluster_layout(real));
+  return std::make_unique<RedisCluster>(
+      sim, *layout,
+      [&real, layout](int node) { return std::make_shared<NodeView>(real, node, layout); }, timing,
+      seed);
 }
 
 void add_cluster_backend(const RealStore& store, nlohmann::ordered_json& backend) {

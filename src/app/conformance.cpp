@@ -284,13 +284,15 @@ std::string first_different_request(const Scenario& mock_scenario, const Scenari
 }
 
 // Part 2: every strategy of every scenario on both backends. Returns the number of differences.
-std::size_t compare_scenarios(const ConformanceOptions& options) {
+std::size_t compare_scenarios(const ConformanceOptions& options, int embedded_nodes) {
   std::size_t differences = 0;
   for (const std::string& path : options.scenario_paths) {
     Scenario scenario = load_scenario(path);
     if (options.max_duration_us > 0 && scenario.duration_us > options.max_duration_us)
       scenario.duration_us = options.max_duration_us;
     scenario.redis.url.clear();
+    // Against a real cluster: the embedded cluster with the same slot map (0: one server).
+    if (!options.redis_cluster.empty()) scenario.redis.cluster_nodes = embedded_nodes;
     const auto strategies = resolve_strategies(scenario, path);
     Scenario real_scenario = scenario;
     real_scenario.redis.url = options.redis_url;
@@ -330,6 +332,7 @@ int command_conformance(const ConformanceOptions& options) {
     return exit_code::kBadInput;
   }
   std::size_t differences = 0;
+  int embedded_nodes = 0;
   {
     std::unique_ptr<DataStore> store;
     try {
@@ -344,6 +347,15 @@ int command_conformance(const ConformanceOptions& options) {
     auto* real = dynamic_cast<RealStore*>(store.get());
     std::cout << fmt::format("conformance against {}\n", real->wire().describe());
     differences += compare_corpus(*real, options.verbose);
+    if (!options.redis_cluster.empty()) {
+      embedded_nodes = embedded_cluster_nodes(*real);
+      std::cout << (embedded_nodes > 0
+                        ? fmt::format(
+                              "embedded side: a cluster of {} nodes with the same slot map\n",
+                              embedded_nodes)
+                        : std::string("embedded side: one server (the cluster's slot map is not "
+                                      "the even split the embedded cluster uses)\n"));
+    }
     if (!real->backend_failure().empty()) {
       std::cout << "the real backend failed: " << real->backend_failure() << "\n";
       ++differences;
@@ -356,7 +368,7 @@ int command_conformance(const ConformanceOptions& options) {
                                                to_seconds(options.max_duration_us))
                                  : "");
     const std::size_t before = differences;
-    differences += compare_scenarios(options);
+    differences += compare_scenarios(options, embedded_nodes);
     std::cout << fmt::format("scenarios: {} differences\n", differences - before);
   }
   std::cout << (differences == 0

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/cluster_run.h"
 #include "strategy/resilience.h"
 
 namespace rlsim {
@@ -30,6 +31,47 @@ constexpr std::size_t kHotKeysReported = 10;
 constexpr DurationUs kMaxSeriesPoints = 600;
 
 }  // namespace
+
+nlohmann::ordered_json node_report_json(const RedisStats& stats, const NodeStats& node,
+                                        int pool_size, TimeUs end_us) {
+  nlohmann::ordered_json commandstats = nlohmann::ordered_json::object();
+  for (const auto& [name, calls] : node.commandstats()) commandstats[name] = calls;
+  nlohmann::ordered_json hot_keys = nlohmann::ordered_json::array();
+  for (const auto& [key, ops] : node.hot_keys(kHotKeysReported))
+    hot_keys.push_back({{"key", key}, {"ops", ops}});
+  const double bucket_s = seconds(node.bucket_us());
+  nlohmann::ordered_json ops = nlohmann::ordered_json::array();
+  for (std::uint64_t count : node.ops_per_bucket())
+    ops.push_back(round4(static_cast<double>(count) / bucket_s));
+  nlohmann::ordered_json utilization = nlohmann::ordered_json::array();
+  for (DurationUs busy_us : node.busy_per_bucket())
+    utilization.push_back(round4(static_cast<double>(busy_us) / (bucket_s * kUsPerS)));
+  const double span_us = static_cast<double>(std::max<TimeUs>(end_us, 1));
+  return {{"commands", stats.commands},
+          {"commandstats", commandstats},
+          {"hot_keys", hot_keys},
+          {"utilization", round4(static_cast<double>(node.busy_us()) / span_us)},
+          {"queue_length_p99", node.queue_length().quantile(0.99)},
+          {"max_queue_wait_us", stats.max_queue_wait_us},
+          {"call_latency_us",
+           {{"p50", node.call_latency_us().quantile(0.5)},
+            {"p99", node.call_latency_us().quantile(0.99)},
+            {"max", node.call_latency_us().max()}}},
+          {"errors",
+           {{"timeouts", stats.timeouts},
+            {"refused", stats.refused},
+            {"lost", stats.lost},
+            {"error_replies", stats.error_replies}}},
+          {"pool",
+           {{"size", pool_size},
+            {"waits", stats.pool_waits},
+            {"wait_total_us", stats.pool_wait_total_us},
+            {"max_wait_us", stats.max_pool_wait_us}}},
+          {"ops_per_s", {{"bucket_s", bucket_s}, {"values", ops}}},
+          {"utilization_series", {{"bucket_s", bucket_s}, {"values", utilization}}},
+          {"queue_length_max_series",
+           {{"bucket_s", bucket_s}, {"values", node.max_queue_per_bucket()}}}};
+}
 
 RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active) {
   RedisConditions conditions;
@@ -90,6 +132,12 @@ void FaultSchedule::start() {
   const DurationUs bucket_s = std::max<DurationUs>(
       1, (scenario_.duration_us / kUsPerS + kMaxSeriesPoints - 1) / kMaxSeriesPoints);
   server_.node_stats().set_bucket_us(bucket_s * kUsPerS);
+  if (cluster_ != nullptr) {
+    for (int n = 0; n < cluster_->node_count(); ++n) {
+      cluster_->node(n).set_pool_size(scenario_.redis.pool_size);
+      cluster_->node(n).node_stats().set_bucket_us(bucket_s * kUsPerS);
+    }
+  }
   const DurationUs after_us = scenario_.limits.front().window_us;
   for (std::size_t i = 0; i < scenario_.faults.size(); ++i) {
     const FaultSpec& fault = scenario_.faults[i];
@@ -150,6 +198,7 @@ void FaultSchedule::apply() {
   // Without regions the one server is region 0, and every fault has region -1 (all).
   for (std::size_t r = 0; r < servers_.size(); ++r)
     servers_[r]->set_conditions(compose_conditions(active, static_cast<std::int32_t>(r)));
+  if (cluster_ != nullptr) apply_to_cluster(active, *cluster_);
   // Partitions of listed instances: each instance any partition ever listed is set again.
   for (const FaultSpec* fault : active) {
     if (fault->type != FaultType::kPartition || fault->all_instances) continue;
@@ -164,6 +213,8 @@ void FaultSchedule::apply() {
         mode = worse(mode, down_mode(fault->mode));
     }
     server_.set_client_down(id, mode);
+    if (cluster_ != nullptr)  // a partition cuts the instance off from every node
+      for (int n = 0; n < cluster_->node_count(); ++n) cluster_->node(n).set_client_down(id, mode);
   }
 }
 
@@ -216,44 +267,9 @@ nlohmann::ordered_json FaultSchedule::report(TimeUs end_us) const {
   const RedisStats& stats = server_.stats();
   const NodeStats& node = server_.node_stats();
   if (stats.round_trips + stats.refused + stats.lost > 0) {
-    nlohmann::ordered_json commandstats = nlohmann::ordered_json::object();
-    for (const auto& [name, calls] : node.commandstats()) commandstats[name] = calls;
-    nlohmann::ordered_json hot_keys = nlohmann::ordered_json::array();
-    for (const auto& [key, ops] : node.hot_keys(kHotKeysReported))
-      hot_keys.push_back({{"key", key}, {"ops", ops}});
-    const double bucket_s = seconds(node.bucket_us());
-    nlohmann::ordered_json ops = nlohmann::ordered_json::array();
-    for (std::uint64_t count : node.ops_per_bucket())
-      ops.push_back(round4(static_cast<double>(count) / bucket_s));
-    nlohmann::ordered_json utilization = nlohmann::ordered_json::array();
-    for (DurationUs busy_us : node.busy_per_bucket())
-      utilization.push_back(round4(static_cast<double>(busy_us) / (bucket_s * kUsPerS)));
-    const double span_us = static_cast<double>(std::max<TimeUs>(end_us, 1));
-    out["redis_node"] = {{"commands", stats.commands},
-                         {"commandstats", commandstats},
-                         {"hot_keys", hot_keys},
-                         {"utilization", round4(static_cast<double>(node.busy_us()) / span_us)},
-                         {"queue_length_p99", node.queue_length().quantile(0.99)},
-                         {"max_queue_wait_us", stats.max_queue_wait_us},
-                         {"call_latency_us",
-                          {{"p50", node.call_latency_us().quantile(0.5)},
-                           {"p99", node.call_latency_us().quantile(0.99)},
-                           {"max", node.call_latency_us().max()}}},
-                         {"errors",
-                          {{"timeouts", stats.timeouts},
-                           {"refused", stats.refused},
-                           {"lost", stats.lost},
-                           {"error_replies", stats.error_replies}}},
-                         {"pool",
-                          {{"size", scenario_.redis.pool_size},
-                           {"waits", stats.pool_waits},
-                           {"wait_total_us", stats.pool_wait_total_us},
-                           {"max_wait_us", stats.max_pool_wait_us}}},
-                         {"ops_per_s", {{"bucket_s", bucket_s}, {"values", ops}}},
-                         {"utilization_series", {{"bucket_s", bucket_s}, {"values", utilization}}},
-                         {"queue_length_max_series",
-                          {{"bucket_s", bucket_s}, {"values", node.max_queue_per_bucket()}}}};
+    out["redis_node"] = node_report_json(stats, node, scenario_.redis.pool_size, end_us);
   }
+  if (cluster_ != nullptr) add_cluster_report(*cluster_, scenario_.redis.pool_size, end_us, out);
   if (resilient_ != nullptr) {
     out["resilience"] = resilient_->report(end_us);
     const double bucket_s = seconds(server_.node_stats().bucket_us());

@@ -18,6 +18,12 @@
 namespace rlsim {
 
 class ResilientStrategy;
+class RedisCluster;
+
+// The report's object for one Redis node ("redis_node", and each entry of "redis_nodes"): its
+// counters, commandstats, hot keys, utilization, queue and series, over a run ending at `end_us`.
+nlohmann::ordered_json node_report_json(const RedisStats& stats, const NodeStats& node,
+                                        int pool_size, TimeUs end_us);
 
 // How active faults combine (docs/faults.md#overlapping-faults): the server is down if any
 // redis_down (or partition of all instances) is active, black hole winning over refuse; latency
@@ -37,6 +43,11 @@ class FaultSchedule final : public EventTarget {
   FaultSchedule(const Scenario& scenario, Simulator& sim, RedisServer& server,
                 std::vector<RedisServer*> region_servers, InstancePool& pool, Strategy& strategy,
                 const Oracle& oracle, std::vector<std::pair<TimeUs, int>>& instance_counts);
+
+  // The run's embedded cluster (docs/cluster.md): Redis faults hit its nodes (all, or those a
+  // fault's `nodes` lists), partitions cut instances off from every node, and the report gets
+  // "redis_cluster" and "redis_nodes". Call before start().
+  void set_cluster(RedisCluster* cluster) { cluster_ = cluster; }
 
   // Sets the pool size and schedules every fault's start and end. Call once, at time 0, after
   // the initial instances started.
@@ -76,6 +87,7 @@ class FaultSchedule final : public EventTarget {
   const Scenario& scenario_;
   Simulator& sim_;
   RedisServer& server_;
+  RedisCluster* cluster_ = nullptr;
   std::vector<RedisServer*> servers_;  // by region; {&server_} without regions
   InstancePool& pool_;
   Strategy& strategy_;

@@ -10,6 +10,8 @@
 
 #include "app/backend.h"
 #include "app/clock_report.h"
+#include "app/cluster_backend.h"
+#include "app/cluster_run.h"
 #include "app/exit_codes.h"
 #include "app/faults.h"
 #include "app/region_run.h"
@@ -65,6 +67,9 @@ class StrategyRun final : public RequestSink, public EventTarget {
         catalog_(scenario),
         store_(make_store(scenario)),
         server_(sim_, *store_, timing_of(scenario.redis), Rng(seed, "network")),
+        cluster_(scenario.redis.cluster_url.empty()
+                     ? make_embedded_cluster(scenario, sim_, timing_of(scenario.redis), seed)
+                     : make_real_cluster_nodes(*store_, sim_, timing_of(scenario.redis), seed)),
         pool_(scenario.instances, scenario.balancer, seed),
         strategy_(strategy.info->make(StrategyEnv{
             sim_, server_, scenario.limits, catalog_, strategy.params, Rng(seed, "strategy"),
@@ -76,6 +81,11 @@ class StrategyRun final : public RequestSink, public EventTarget {
         faults_(scenario, sim_, server_, regions_.servers(), pool_, *strategy_, oracle_,
                 result_.instance_counts) {
     clock_watch_.attach(server_);
+    if (cluster_ != nullptr) {  // the strategy's calls go to the cluster's nodes
+      cluster_->attach(server_);
+      for (int n = 0; n < cluster_->node_count(); ++n) clock_watch_.attach(cluster_->node(n));
+      faults_.set_cluster(cluster_.get());
+    }
     regions_.attach(*strategy_);
     result_.label = strategy.label;
     result_.name = strategy.info->name;
@@ -107,7 +117,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
     sim_.run_until(scenario_.duration_us);
     // Traffic ends with the scenario; let requests still waiting on Redis finish.
     sim_.run_until(std::numeric_limits<TimeUs>::max());
-    RLSIM_CHECK(server_.in_flight() == 0 && regions_.in_flight() == 0);
+    RLSIM_CHECK(server_.in_flight() == 0 && regions_.in_flight() == 0 &&
+                (cluster_ == nullptr || cluster_->in_flight() == 0));
     if (!strategy_->fatal_error().empty())
       throw RunError(fmt::format("{}: {}", result_.label, strategy_->fatal_error()),
                      exit_code::kScriptError);
@@ -119,6 +130,13 @@ class StrategyRun final : public RequestSink, public EventTarget {
     result_.redis_round_trips = server_.stats().round_trips;
     result_.redis_timeouts = server_.stats().timeouts;
     result_.redis_keys_at_end = store_->key_count();
+    if (cluster_ != nullptr) {
+      const RedisStats total = cluster_->total_stats();
+      result_.redis_commands = total.commands;
+      result_.redis_round_trips = total.round_trips;
+      result_.redis_timeouts = total.timeouts;
+      result_.redis_keys_at_end = cluster_->key_count();
+    }
     result_.backend = backend_json(*store_);
     result_.clock = clock_watch_.report(pool_, scenario_.duration_us);
     result_.regions = regions_.report();
@@ -232,6 +250,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
   Catalog catalog_;
   std::unique_ptr<DataStore> store_;  // the embedded Redis, or a real one (app/backend.h)
   RedisServer server_;
+  std::unique_ptr<RedisCluster> cluster_;  // redis.cluster: routes server_'s calls to its nodes
   InstancePool pool_;
   std::unique_ptr<Strategy> strategy_;
   Oracle oracle_;

@@ -315,7 +315,12 @@ void RealStore::add_script_call(const Command& command, bool by_sha, std::size_t
   Script* script = nullptr;
   if (by_sha) {
     const auto it = scripts_.find(lower(command[1]));
-    if (it == scripts_.end() || known_.count(it->second->sha) == 0) {
+    if (it == scripts_.end() || known(node_).count(it->second->sha) == 0) {
+      if (wire_->sharded() && command_slot(command) == kCrossSlot) {
+        // A cluster node refuses keys of several slots before it looks for the script.
+        op.reply = Reply::error("CROSSSLOT Keys in request don't hash to the same slot");
+        return;
+      }
       // Not in this run's script cache (the server's cache is shared with other runs).
       op.reply = Reply::error("NOSCRIPT No matching script. Please use EVAL.");
       return;
@@ -323,7 +328,7 @@ void RealStore::add_script_call(const Command& command, bool by_sha, std::size_t
     script = it->second.get();
   } else {
     script = &register_script(command[1]);
-    known_.insert(script->sha);
+    known(node_).insert(script->sha);
   }
   Command args;
   args.reserve(command.size() + 2);
@@ -373,7 +378,7 @@ void RealStore::translate(const Command& command, TimeUs now_us, Batch& batch,
       const std::string sub = argc >= 2 ? lower(command[1]) : "";
       if (sub == "load" && argc == 3) {
         Script& script = register_script(command[2]);
-        known_.insert(script.sha);
+        known(node_).insert(script.sha);
         script.on_server = true;
         op.real = true;
         op.fix = Fix::kScriptLoad;
@@ -386,14 +391,14 @@ void RealStore::translate(const Command& command, TimeUs now_us, Batch& batch,
         for (std::size_t i = 2; i < argc; ++i) {
           const auto it = scripts_.find(lower(command[i]));
           found.push_back(Reply::from_integer(
-              it != scripts_.end() && known_.count(it->second->sha) != 0 ? 1 : 0));
+              it != scripts_.end() && known(node_).count(it->second->sha) != 0 ? 1 : 0));
         }
         op.reply = Reply::array(std::move(found));
         return;
       }
       // FLUSH empties this run's cache only (the server's is shared); errors as the mock gives.
       op.reply = local_reply(command, now_us);
-      if (sub == "flush" && !op.reply.is_error()) known_.clear();
+      if (sub == "flush" && !op.reply.is_error()) known(node_).clear();
       return;
     }
     case Keys::kScript: {
@@ -466,11 +471,14 @@ void RealStore::translate(const Command& command, TimeUs now_us, Batch& batch,
 }
 
 std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server_now_us) {
-  RLSIM_CHECK(server_now_us >= last_now_us_);
-  last_now_us_ = server_now_us;
+  // On a cluster each simulated node submits in its own time order, and a node's calls touch only
+  // its own slots, so the time order need only hold per node (the clock is kept at the latest).
+  RLSIM_CHECK(wire_->sharded() || server_now_us >= last_now_us_);
+  last_now_us_ = std::max(last_now_us_, server_now_us);
   const std::uint64_t ticket = first_ticket_ + batches_.size();
   Batch& batch = batches_.emplace_back();
   batch.now_us = server_now_us;
+  batch.node = node_;
   if (broken_ && --retry_after_calls_ <= 0) {
     // Reconnect with backoff counted in calls (1, 2, 4, ... up to 1024), not in wall time.
     std::string error;
@@ -559,7 +567,7 @@ void RealStore::finish_reply(Batch& batch, Op& op) {
       if (reply.type == Reply::Type::kBulk) {
         reply.text = op.script->sha;
       } else if (reply.is_error()) {
-        known_.erase(op.script->sha);
+        known(batch.node).erase(op.script->sha);
         op.script->on_server = false;
       }
       return;
@@ -574,7 +582,7 @@ void RealStore::finish_reply(Batch& batch, Op& op) {
     return;
   }
   if (text.starts_with("ERR Error compiling script")) {
-    known_.erase(script.sha);
+    known(batch.node).erase(script.sha);
     script.on_server = false;
   }
   replace_all(text, script.wrapped_sha, script.sha);
@@ -710,14 +718,17 @@ std::size_t RealStore::delete_own_keys() {
   return keys.size();
 }
 
-std::size_t RealStore::key_count() const {
+std::size_t RealStore::count_keys(TimeUs now_us, bool (*keep)(const std::string&, const void*),
+                                  const void* context) const {
   auto& self = const_cast<RealStore&>(*this);
   self.read_until(first_ticket_ + batches_.size());
   if (broken_ || !wire_->connected()) return 0;
-  const std::vector<std::string> keys = wire_->scan(prefix_ + "*");
+  std::vector<std::string> keys = wire_->scan(prefix_ + "*");
+  if (keep != nullptr)
+    std::erase_if(keys, [&](const std::string& key) { return !keep(key, context); });
   for (const std::string& key : keys) self.append({"PEXPIRETIME", key});
   std::size_t live = 0;
-  const std::int64_t now = threshold(last_now_us_);
+  const std::int64_t now = threshold(now_us);
   for (std::size_t i = 0; i < keys.size(); ++i) {
     Reply reply;
     if (!self.read_reply(reply)) return live;

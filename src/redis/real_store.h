@@ -57,7 +57,13 @@ class RealStore final : public DataStore {
   void execute(std::span<const Command> commands, TimeUs server_now_us,
                std::vector<Reply>& replies) override;
   // Live keys of this run (by the virtual clock); reads them from the server.
-  std::size_t key_count() const override;
+  std::size_t key_count() const override { return count_keys(last_now_us_, nullptr); }
+  // Live keys at `now_us` for which `keep(key)` holds (every key when it is null).
+  std::size_t count_keys(TimeUs now_us, bool (*keep)(const std::string&, const void*),
+                         const void* context = nullptr) const;
+  // The simulated node the next calls come from, when several simulated cluster nodes share this
+  // store: each node has its own script cache, as each master has (app/cluster_backend.h).
+  void set_node(int node) { node_ = node; }
 
   bool deferred() const override { return true; }
   std::uint64_t submit(std::span<const Command> commands, TimeUs server_now_us) override;
@@ -103,6 +109,7 @@ class RealStore final : public DataStore {
     bool abandoned = false;  // nobody collects it
     bool failed = false;     // the connection failed during it (counted once)
     bool lost = false;       // sent on a connection that failed before its replies came
+    int node = 0;            // the simulated node it came from (set_node)
   };
 
   void connect_or_throw();
@@ -131,7 +138,13 @@ class RealStore final : public DataStore {
   // real expiry time (Unix ms on the server) = virtual expiry time (Unix us) + offset_ms_.
   std::int64_t offset_ms_ = 0;
   std::unordered_map<std::string, std::unique_ptr<Script>> scripts_;  // by lower-case sha
-  std::unordered_set<std::string> known_;  // shas this run loaded (its own script cache)
+  // Shas this run loaded (its own script cache), per simulated node (one without a cluster).
+  std::vector<std::unordered_set<std::string>> known_{1};
+  int node_ = 0;
+  std::unordered_set<std::string>& known(int node) {
+    if (static_cast<std::size_t>(node) >= known_.size()) known_.resize(node + 1);
+    return known_[static_cast<std::size_t>(node)];
+  }
   std::string sweep_sha_;
   bool sweep_on_server_ = false;
   std::deque<Batch> batches_;  // submitted, not yet collected or abandoned

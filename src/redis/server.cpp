@@ -49,9 +49,29 @@ void RedisServer::set_client_down(ClientId client, DownMode mode) {
   client_state(client).down = mode;
 }
 
+std::vector<Command> CallRouter::take_commands(RedisCallBase& call) {
+  if (!call.is_single_) return std::move(call.commands_);
+  std::vector<Command> commands(1);
+  commands.front().swap(call.single_);
+  return commands;
+}
+
+void CallRouter::deliver(RedisCallBase& call, std::vector<Reply>&& replies) {
+  if (call.is_single_) {
+    RLSIM_CHECK(replies.size() == 1);
+    call.single_reply_ = std::move(replies.front());
+  } else {
+    call.replies_ = std::move(replies);
+  }
+}
+
 void RedisServer::submit(RedisCallBase& call, std::coroutine_handle<> waiting) {
   const ClientId client = current_client_;
   call.submitted_us_ = sim_.now();
+  if (router_ != nullptr) {
+    router_->route(call, waiting, client);
+    return;
+  }
   if (pool_size_ > 0) {
     Client& state = client_state(client);
     if (state.in_use >= pool_size_) {

@@ -64,6 +64,23 @@ struct RedisConditions {
 using ClientId = std::uint32_t;
 
 class RedisServer;
+class RedisCallBase;
+
+// Serves the calls made on a RedisServer in its place: a Redis Cluster splits each call over its
+// nodes (redis/cluster.h). route() takes the call's commands and must, later and from a simulator
+// event (never inside route()), hand the call one reply per command with deliver() and resume
+// `waiting`.
+class CallRouter {
+ public:
+  virtual ~CallRouter() = default;
+  virtual void route(RedisCallBase& call, std::coroutine_handle<> waiting, ClientId client) = 0;
+
+ protected:
+  // The call's commands (moved out of it).
+  static std::vector<Command> take_commands(RedisCallBase& call);
+  // Gives the call its replies (one per command, in order); resume the coroutine afterwards.
+  static void deliver(RedisCallBase& call, std::vector<Reply>&& replies);
+};
 
 // Awaitable for one round trip (one command, a pipeline, or a script). `co_await` yields the
 // replies, or timeout replies (Reply::timed_out) when the client's deadline passed first.
@@ -80,6 +97,7 @@ class RedisCallBase {
       : server_(server), single_(std::move(command)), is_single_(true) {}
 
   friend class RedisServer;
+  friend class CallRouter;
   RedisServer& server_;
   std::vector<Command> commands_;
   Command single_;
@@ -133,6 +151,9 @@ class RedisServer final : public EventTarget {
   // free connection, and the wait is latency the limiter adds. The client's timeout starts when a
   // call gets its connection (as with a blocking pool in front of a socket timeout).
   void set_pool_size(int connections) { pool_size_ = connections; }
+  // Every call from now on is served by `router` (a cluster's nodes) instead of this server's
+  // own timing model and store; null: served here.
+  void set_router(CallRouter* router) { router_ = router; }
   // A fixed round trip added to every call of `client` (a client in another region,
   // docs/regions.md), after the sample and its cap.
   void set_client_added_rtt(ClientId client, DurationUs added_us) {
@@ -210,6 +231,7 @@ class RedisServer final : public EventTarget {
   std::vector<Record> records_;
   std::vector<std::uint32_t> free_records_;
   ClientId current_client_ = 0;
+  CallRouter* router_ = nullptr;
   RedisConditions conditions_;
   int pool_size_ = 0;
   std::vector<Client> clients_;  // indexed by ClientId, grown on first use

@@ -106,14 +106,24 @@ void read_instances(ObjectReader& reader, FaultSpec& fault) {
   }
 }
 
-// `nodes`: optional, "all" (the scenario has one Redis node, or one per region); `region`:
-// optional, the region whose Redis the fault hits (checked against `regions` later).
+// `nodes`: optional, "all", or on an embedded cluster a node index or a list of them (checked
+// against redis.cluster.nodes later); `region`: optional, the region whose Redis the fault hits
+// (checked against `regions` later).
 void read_nodes(ObjectReader& reader, FaultSpec& fault) {
   const json* value = reader.find("nodes");
-  if (value != nullptr && !(value->is_string() && value->get<std::string>() == "all"))
-    reader.fail(
-        reader.path_of("nodes"),
-        fmt::format("expected \"all\" (the scenario has one Redis node), got {}", value->dump()));
+  const std::string path = reader.path_of("nodes");
+  if (value != nullptr && value->is_number_integer()) {
+    fault.nodes.push_back(static_cast<std::int32_t>(
+        reader.check_int(*value, path, 0, ScenarioBounds::kMaxClusterNodes - 1)));
+  } else if (value != nullptr && value->is_array() && !value->empty()) {
+    for (std::size_t i = 0; i < value->size(); ++i)
+      fault.nodes.push_back(static_cast<std::int32_t>(reader.check_int(
+          (*value)[i], fmt::format("{}[{}]", path, i), 0, ScenarioBounds::kMaxClusterNodes - 1)));
+  } else if (value != nullptr && !(value->is_string() && value->get<std::string>() == "all")) {
+    reader.fail(path,
+                fmt::format("expected \"all\", a cluster node index or a list of them, got {}",
+                            value->dump()));
+  }
   const std::string none;
   fault.region_name = reader.string_field("region", &none);
   if (reader.find("region") != nullptr && fault.region_name.empty())
@@ -236,6 +246,16 @@ void read_scenario_faults(const json* faults, const json* clock_faults, const st
   for (FaultSpec& fault : read_clock_faults(clock_faults, file, scenario.duration_us))
     scenario.faults.push_back(std::move(fault));
   resolve_regions(file, scenario);
+  for (const FaultSpec& fault : scenario.faults)
+    for (std::int32_t node : fault.nodes)
+      if (node >= scenario.redis.cluster_nodes)
+        throw ScenarioError(scenario_error_message(
+            file, fault.json_path + ".nodes",
+            scenario.redis.cluster_nodes == 0
+                ? std::string(
+                      "a node index needs \"redis.cluster\" (the scenario has one Redis node)")
+                : fmt::format("expected node indexes below {} (redis.cluster.nodes), got {}",
+                              scenario.redis.cluster_nodes, node)));
   collect_clock_faults(scenario.faults, scenario.instances.clock);
 }
 

@@ -174,6 +174,14 @@ RedisSpec read_redis(const json* value, const std::string& file) {
   spec.cluster_url = reader.string_field("cluster_url", &spec.cluster_url);
   if (!spec.url.empty() && !spec.cluster_url.empty())
     reader.fail("redis.cluster_url", "expected either redis.url or redis.cluster_url, not both");
+  if (const json* cluster = reader.find("cluster")) {
+    ObjectReader cluster_reader(*cluster, "redis.cluster", file);
+    spec.cluster_nodes = static_cast<int>(
+        cluster_reader.int_field("nodes", nullptr, 1, ScenarioBounds::kMaxClusterNodes));
+    cluster_reader.reject_unknown();
+    if (!spec.url.empty())
+      reader.fail("redis.cluster", "the embedded cluster cannot be combined with \"url\"");
+  }
   reader.reject_unknown();
   return spec;
 }
@@ -514,6 +522,8 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
 
   scenario.redis = read_redis(reader.find("redis"), file);
   read_regions(reader.find("regions"), file, scenario);
+  if (scenario.redis.cluster_nodes > 0 && scenario.regions.enabled())
+    reader.fail("redis.cluster", "not supported together with \"regions\" yet");
   read_scenario_faults(reader.find("faults"), reader.find("clock_faults"), file, scenario);
 
   const json& strategies =

@@ -31,6 +31,7 @@ struct ScenarioBounds {
   static constexpr std::size_t kMaxMetricPathLength = 256;
   static constexpr int kMaxFaults = 256;
   static constexpr int kMaxPoolSize = 10000;
+  static constexpr int kMaxClusterNodes = 64;  // redis.cluster.nodes
 };
 
 enum class LimitKey { kUser, kIp, kEndpoint, kGlobal };
@@ -117,6 +118,9 @@ struct RedisSpec {
   // A real Redis Cluster instead: "redis.cluster_url" or `--redis-cluster`, "host:port[,...]".
   std::string cluster_url;
   bool keep_keys = false;
+  // An embedded Redis Cluster of this many masters (docs/cluster.md), "redis.cluster.nodes";
+  // 0: one plain server. Each node has the timing above; slots are split as redis-cli does.
+  int cluster_nodes = 0;
 };
 
 // A strategy entry; its name and parameters are checked against the strategy registry by the
@@ -180,8 +184,10 @@ struct FaultSpec {
   // redis_down, redis_latency, redis_slow with regions: the region whose Redis it hits (-1: all).
   std::int32_t region = -1;
   std::string region_name;  // as written ("" when absent), resolved into `region` by the loader
-  ClockFault clock;         // clock_offset, clock_drift, clock_jump (docs/clocks.md)
-  std::string json_path;    // "faults[2]", for messages
+  // redis_down, redis_latency, redis_slow on a cluster: the nodes it hits (empty: all).
+  std::vector<std::int32_t> nodes;
+  ClockFault clock;       // clock_offset, clock_drift, clock_jump (docs/clocks.md)
+  std::string json_path;  // "faults[2]", for messages
 };
 const char* to_string(FaultType type);
 

@@ -33,12 +33,37 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return allowed
 )lua";
 
+// layout = "two_keys": the lesson's form, tokens and ts in two string keys. A script touching two
+// keys must have them in one Redis Cluster slot: with hash_tag they are rl:{user:42}:tokens and
+// rl:{user:42}:ts; without, rl:user:42:tokens and rl:user:42:ts land in different slots and a
+// cluster answers CROSSSLOT (the strategy's on_error then decides, usually failing open unseen).
+const char* const kTwoKeyTokenBucketScript = R"lua(local capacity = tonumber(ARGV[1])
+local refill_per_s = tonumber(ARGV[2])
+local now_us = tonumber(ARGV[3])
+local tokens = tonumber(redis.call('GET', KEYS[1])) or capacity
+local ts = tonumber(redis.call('GET', KEYS[2])) or now_us
+if now_us > ts then
+  tokens = math.min(capacity, tokens + (now_us - ts) * refill_per_s / 1000000)
+  ts = now_us
+end
+local allowed = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+end
+redis.call('SET', KEYS[1], tokens, 'PX', ARGV[4])
+redis.call('SET', KEYS[2], ts, 'PX', ARGV[4])
+return allowed
+)lua";
+
 namespace {
 
 class RedisTokenBucket final : public PerLimitScriptStrategy {
  public:
   explicit RedisTokenBucket(StrategyEnv env)
-      : PerLimitScriptStrategy(std::move(env), Script("redis_token_bucket", kTokenBucketScript)) {
+      : PerLimitScriptStrategy(std::move(env), Script("redis_token_bucket", script_of(env))),
+        two_keys_(env_.params.at("layout") == "two_keys"),
+        hash_tag_(env_.params.at("hash_tag").get<bool>()) {
     for (const Limit& limit : env_.limits) {
       const BucketShape shape = bucket_shape_of(env_.params, limit, "capacity", "refill_rate");
       // An idle bucket is full again after capacity / rate; then its state can go.
@@ -54,16 +79,35 @@ class RedisTokenBucket final : public PerLimitScriptStrategy {
     std::string capacity, refill_per_s, ttl_ms;  // as sent in ARGV
   };
 
+  static const char* script_of(const StrategyEnv& env) {
+    return env.params.at("layout") == "two_keys" ? kTwoKeyTokenBucketScript : kTokenBucketScript;
+  }
+
   std::size_t arguments(std::size_t index, const Request& request, const Instance& /*instance*/,
                         std::vector<std::string>& out) override {
-    out.push_back(limit_key(index, request, ":bucket"));
+    std::size_t keys = 1;
+    if (!two_keys_) {
+      out.push_back(limit_key(index, request, ":bucket"));
+    } else if (hash_tag_) {
+      const std::string prefix =
+          hash_tagged_prefix(prefixes_[index], env_.catalog, request, env_.limits[index].key);
+      out.push_back(prefix + "tokens");
+      out.push_back(prefix + "ts");
+      keys = 2;
+    } else {
+      out.push_back(limit_key(index, request, ":tokens"));
+      out.push_back(limit_key(index, request, ":ts"));
+      keys = 2;
+    }
     out.push_back(shapes_[index].capacity);
     out.push_back(shapes_[index].refill_per_s);
     out.push_back(std::to_string(decision_now_us()));
     out.push_back(shapes_[index].ttl_ms);
-    return 1;
+    return keys;
   }
 
+  bool two_keys_;
+  bool hash_tag_;
   std::vector<Shape> shapes_;
 };
 

@@ -180,13 +180,29 @@ const std::vector<StrategyInfo>& strategy_registry() {
        "window edges, so it matches traffic shapes better than a window; the costs are a script "
        "that does floating-point work per request, and a refill that depends on the callers' "
        "clocks (an instance whose clock runs behind the stored ts refills nothing; one that runs "
-       "ahead refills early).",
+       "ahead refills early). layout = two_keys keeps the lesson's two string keys, tokens and "
+       "ts, read and written by one script (GET, GET, SET PX, SET PX); hash_tag (default true) "
+       "names them rl:{user:42}:tokens and rl:{user:42}:ts so that both hash to one Redis "
+       "Cluster slot. Without the tag, on a cluster (redis.cluster) every call fails with "
+       "CROSSSLOT and on_error decides: fail_open admits everything, and only the errors count "
+       "and the excess over the limit show it.",
        {on_error_param(), clock_param(), clock_refresh_param(),
         param("capacity", "int", nullptr,
               "tokens in a full bucket, the largest burst (default: each limit's limit)"),
         param("refill_rate", "rate", nullptr,
               "tokens added per time, e.g. \"100/m\" or \"2.5/s\" (default: each limit's limit per "
-              "window)")},
+              "window)"),
+        ParamSpec{"layout",
+                  "enum",
+                  "hash",
+                  "hash: one hash key rl:<kind>:<value>:bucket; two_keys: the lesson's two string "
+                  "keys ...:tokens and ...:ts, one script touching both (docs/cluster.md)",
+                  {"hash", "two_keys"},
+                  false},
+        param("hash_tag", "bool", true,
+              "two_keys only: true names them rl:{user:42}:tokens / rl:{user:42}:ts (one Redis "
+              "Cluster slot); false rl:user:42:tokens / rl:user:42:ts, which a cluster rejects "
+              "with CROSSSLOT")},
        Algorithm::kTokenBucket,
        make_redis_token_bucket,
        token_bucket_shape,

@@ -103,9 +103,16 @@ class ShardedGlobal final : public Strategy {
             static_cast<std::int64_t>(env_.rng.below(static_cast<std::uint64_t>(shards_)));
         ++increments_[i][static_cast<std::size_t>(shard)];
         key = shard_key(i, window, shard);
-        Command mget = command("MGET");
-        for (std::int64_t k = 0; k < shards_; ++k) mget.push_back(shard_key(i, window, k));
-        plan.reads.push_back(std::move(mget));
+        if (hash_tags_) {
+          // One slot per shard: a cluster rejects an MGET across slots (CROSSSLOT), so each
+          // shard is read with its own GET, which a cluster client sends to the shard's node.
+          for (std::int64_t k = 0; k < shards_; ++k)
+            plan.reads.push_back(command("GET", shard_key(i, window, k)));
+        } else {
+          Command mget = command("MGET");
+          for (std::int64_t k = 0; k < shards_; ++k) mget.push_back(shard_key(i, window, k));
+          plan.reads.push_back(std::move(mget));
+        }
       } else {
         key = hybrid::counter_key(prefixes_[i], env_.catalog, request, limit, window);
       }
@@ -118,7 +125,8 @@ class ShardedGlobal final : public Strategy {
     return plan;
   }
 
-  // writes: INCR, EXPIRE per limit; totals: one MGET reply per global limit, in limit order.
+  // writes: INCR, EXPIRE per limit; totals: per global limit, in limit order, one MGET reply, or
+  // with hash tags one GET reply per shard.
   Decision judge(const std::vector<Reply>& writes, const std::vector<Reply>& totals) const {
     Decision decision;
     std::size_t next_total = 0;
@@ -128,12 +136,21 @@ class ShardedGlobal final : public Strategy {
       bool failed = incr.is_error();
       std::int64_t count = incr.integer;
       if (env_.limits[i].key == LimitKey::kGlobal) {
-        const Reply& mget = totals[next_total++];
-        failed = failed || mget.is_error();
-        if (mget.is_error()) decision.error = true;
-        count = mget.is_error() ? 0 : sum(mget);
+        const std::size_t replies = hash_tags_ ? static_cast<std::size_t>(shards_) : 1;
+        bool read_failed = false;
+        count = 0;
+        for (std::size_t r = next_total; r < next_total + replies; ++r) {
+          read_failed = read_failed || totals[r].is_error();
+          if (!totals[r].is_error()) count += hash_tags_ ? value_of(totals[r]) : sum(totals[r]);
+        }
+        next_total += replies;
+        failed = failed || read_failed;
+        if (read_failed) {
+          decision.error = true;
+          count = 0;
+        }
         // What this request saw of the others: the total minus its own increment.
-        if (i == 0 && !mget.is_error()) decision.observed_count = count - (incr.is_error() ? 0 : 1);
+        if (i == 0 && !read_failed) decision.observed_count = count - (incr.is_error() ? 0 : 1);
       }
       const bool over = failed ? !fail_open_ : count > env_.limits[i].limit;
       if (over && decision.allowed) {
@@ -144,12 +161,14 @@ class ShardedGlobal final : public Strategy {
     return decision;
   }
 
+  // int(v or 0) for one GET reply.
+  static std::int64_t value_of(const Reply& value) {
+    return value.type == Reply::Type::kBulk ? std::stoll(value.text) : 0;
+  }
   // sum(int(v or 0) for v in values), as the lesson's global_total().
   static std::int64_t sum(const Reply& mget) {
     std::int64_t total = 0;
-    for (const Reply& value : mget.elements) {
-      if (value.type == Reply::Type::kBulk) total += std::stoll(value.text);
-    }
+    for (const Reply& value : mget.elements) total += value_of(value);
     return total;
   }
 
@@ -178,7 +197,10 @@ StrategyInfo sharded_global_info() {
       "counter in the same pipeline. The trade-off: the hottest key takes 1/N of the writes "
       "(strategy_metrics shows the spread), but every read touches N keys, and the total a request "
       "reads is not the exact count at its decision (the oracle's staleness). hash_tags = true "
-      "names shards rl:{global-s<k>}:<window> so that each lands in its own Redis Cluster slot.",
+      "names shards rl:{global-s<k>}:<window> so that each lands in its own Redis Cluster slot; "
+      "the total is then read with one GET per shard (a cluster refuses an MGET across slots "
+      "with CROSSSLOT), which a cluster client sends to each shard's node. Without hash_tags, on "
+      "a cluster (redis.cluster) the MGET of N > 1 shards fails with CROSSSLOT.",
       {{"shards", "int", 10, "number of sub-counters the global limit is spread over", {}, false},
        {"read",
         "enum",
@@ -190,8 +212,9 @@ StrategyInfo sharded_global_info() {
        {"hash_tags",
         "bool",
         false,
-        "false: keys rl:global:<window>:s<k> (lesson section 3); true: rl:{global-s<k>}:<window>, "
-        "one Redis Cluster slot per shard (lesson section 6)",
+        "false: keys rl:global:<window>:s<k> read with one MGET (lesson section 3); true: "
+        "rl:{global-s<k>}:<window>, one Redis Cluster slot per shard, read with one GET per "
+        "shard (lesson section 6)",
         {},
         false},
        on_error_param()},

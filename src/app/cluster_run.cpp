@@ -1,0 +1,93 @@
+#include "app/cluster_run.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "app/faults.h"
+#include "redis/mock_store.h"
+
+namespace rlsim {
+
+std::unique_ptr<RedisCluster> make_embedded_cluster(const Scenario& scenario, Simulator& sim,
+                                                    const RedisTiming& timing, std::uint64_t seed) {
+  if (scenario.redis.cluster_nodes <= 0) return nullptr;
+  // Each node its own keyspace and Lua state: a script is loaded per node, as on real masters.
+  const NodeStoreFactory embedded = [](int) { return std::make_shared<MockStore>(); };
+  return std::make_unique<RedisCluster>(sim, ClusterLayout::even(scenario.redis.cluster_nodes),
+                                        embedded, timing, seed);
+}
+
+void apply_to_cluster(const std::vector<const FaultSpec*>& active, RedisCluster& cluster) {
+  for (int n = 0; n < cluster.node_count(); ++n) {
+    std::vector<const FaultSpec*> hitting;
+    for (const FaultSpec* fault : active)
+      if (fault->nodes.empty() ||
+          std::find(fault->nodes.begin(), fault->nodes.end(), n) != fault->nodes.end())
+        hitting.push_back(fault);
+    cluster.node(n).set_conditions(compose_conditions(hitting));
+  }
+}
+
+void add_cluster_report(const RedisCluster& cluster, int pool_size, TimeUs end_us,
+                        nlohmann::ordered_json& out) {
+  nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+  std::uint64_t total_commands = 0, max_commands = 0;
+  int hottest = 0;
+  double max_utilization = 0;
+  for (int n = 0; n < cluster.node_count(); ++n) {
+    const RedisServer& server = cluster.node(n);
+    nlohmann::ordered_json slots = nlohmann::ordered_json::array();
+    for (const auto& [first, last] : cluster.layout().ranges_of(n)) slots.push_back({first, last});
+    nlohmann::ordered_json entry = {{"node", n}, {"slots", slots}};
+    entry.update(node_report_json(server.stats(), server.node_stats(), pool_size, end_us));
+    entry["errors"]["crossslot"] = cluster.crossslot_errors(n);
+    const std::uint64_t commands = server.stats().commands;
+    total_commands += commands;
+    if (commands > max_commands) {
+      max_commands = commands;
+      hottest = n;
+    }
+    max_utilization = std::max(max_utilization, entry["utilization"].get<double>());
+    nodes.push_back(std::move(entry));
+  }
+  const double mean = static_cast<double>(total_commands) / cluster.node_count();
+  // Per time bucket: a fixed window's key moves to another slot every window, so the hot node
+  // moves too; the busiest bucket of any node and the imbalance within each bucket show it.
+  double peak_utilization = 0, imbalance_sum = 0;
+  std::size_t busy_buckets = 0;
+  for (std::size_t b = 0;; ++b) {
+    std::uint64_t bucket_total = 0, bucket_max = 0;
+    bool any = false;
+    for (int n = 0; n < cluster.node_count(); ++n) {
+      const NodeStats& stats = cluster.node(n).node_stats();
+      if (b >= stats.ops_per_bucket().size()) continue;
+      any = true;
+      bucket_total += stats.ops_per_bucket()[b];
+      bucket_max = std::max(bucket_max, stats.ops_per_bucket()[b]);
+      peak_utilization =
+          std::max(peak_utilization, static_cast<double>(stats.busy_per_bucket()[b]) /
+                                         static_cast<double>(stats.bucket_us()));
+    }
+    if (!any) break;
+    if (bucket_total == 0) continue;
+    imbalance_sum +=
+        static_cast<double>(bucket_max) * cluster.node_count() / static_cast<double>(bucket_total);
+    ++busy_buckets;
+  }
+  const auto round4 = [](double value) { return std::round(value * 10000.0) / 10000.0; };
+  out["redis_cluster"] = {
+      {"nodes", cluster.node_count()},
+      {"commands", total_commands},
+      {"crossslot_errors", cluster.crossslot_errors()},
+      {"hottest_node", hottest},
+      {"max_utilization", max_utilization},
+      // The busiest node's commands over the mean: 1 is perfectly even, K is all on one node.
+      {"ops_imbalance", mean > 0 ? round4(static_cast<double>(max_commands) / mean) : 0.0},
+      {"peak_utilization", round4(peak_utilization)},
+      // The busiest node's share of each bucket's commands over the mean, averaged over buckets.
+      {"bucket_ops_imbalance",
+       busy_buckets > 0 ? round4(imbalance_sum / static_cast<double>(busy_buckets)) : 0.0}};
+  out["redis_nodes"] = std::move(nodes);
+}
+
+}  // namespace rlsim
