@@ -17,10 +17,12 @@ cmake --build build-asan -j"$jobs"
 
 redis_port=${RLSIM_TEST_REDIS_PORT:-6391}
 redis_dir=$(mktemp -d)
+cluster_dir=$(mktemp -d)  # a 3-master Redis Cluster for the real-cluster tests (ports 7101-7103)
 redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$redis_dir" \
   --daemonize yes --pidfile "$redis_dir/redis.pid" --logfile "$redis_dir/redis.log"
 stop_redis() {
   redis-cli -p "$redis_port" shutdown nosave >/dev/null 2>&1 || true
+  tests/redis-cluster.sh stop "$cluster_dir" || true
   rm -rf "$redis_dir"
 }
 trap stop_redis EXIT
@@ -29,6 +31,8 @@ for _ in $(seq 50); do
   sleep 0.1
 done
 export RLSIM_REDIS_PORT="$redis_port"
+RLSIM_REDIS_CLUSTER=$(tests/redis-cluster.sh start "$cluster_dir")
+export RLSIM_REDIS_CLUSTER
 
 ctest --test-dir build --output-on-failure -j"$jobs"
 # Every bundled scenario's headline claims, each run twice to prove determinism.
@@ -42,6 +46,8 @@ fi
 # The embedded Redis against the real one: a corpus of replies, then every bundled scenario's
 # decisions on both backends (docs/real-redis.md). Any difference fails.
 build/rlsim conformance --redis "redis://127.0.0.1:$redis_port" scenarios/*.json
+# The same against the cluster (keys routed by slot over three masters), each scenario cut to 2 min.
+build/rlsim conformance --redis-cluster "$RLSIM_REDIS_CLUSTER" scenarios/*.json --max-duration 2m
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"
 # Static analysis (the committed .clang-tidy) and bounded fuzzing of the scenario parser and the
 # embedded Redis + Lua layer (tests/fuzz/).

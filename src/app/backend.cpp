@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "app/cluster_backend.h"
 #include "app/exit_codes.h"
 #include "app/run.h"
 #include "redis/mock_store.h"
@@ -12,6 +13,8 @@
 namespace rlsim {
 
 std::unique_ptr<DataStore> make_store(const Scenario& scenario) {
+  if (!scenario.redis.cluster_url.empty())
+    return make_cluster_store(scenario.redis.cluster_url, scenario.redis.keep_keys);
   if (scenario.redis.url.empty()) return std::make_unique<MockStore>();
   std::string error;
   const auto url = parse_redis_url(scenario.redis.url, error);
@@ -39,6 +42,7 @@ nlohmann::ordered_json backend_json(const DataStore& store) {
   nlohmann::ordered_json out;
   out["redis"] = "real";
   out["url"] = real->url_display();
+  add_cluster_backend(*real, out);
   out["calls_failed"] = real->backend_errors();
   out["reconnects"] = real->reconnects();
   out["failed"] = !real->backend_failure().empty();

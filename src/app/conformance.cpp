@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "app/backend.h"
+#include "app/cluster_backend.h"
 #include "app/commands.h"
 #include "app/exit_codes.h"
 #include "app/run.h"
@@ -242,13 +243,16 @@ std::size_t compare_corpus(RealStore& real, bool verbose) {
   for (std::size_t i = 0; i < corpus.size(); ++i) {
     const ConformanceStep& step = corpus[i];
     const TimeUs now_us = kEpochUnixUs + step.at_ms * kUsPerMs;
-    const Reply m = mock.run(step.command, now_us);
-    const Reply r = real.run(step.command, now_us);
+    // On a cluster every key shares one hash tag, so multi-key steps stay in one slot.
+    const Command command =
+        real.wire().sharded() ? with_hash_tag(step.command, "conformance") : step.command;
+    const Reply m = mock.run(command, now_us);
+    const Reply r = real.run(command, now_us);
     const bool same = m == r;
     if (!same) ++differences;
     if (!same || verbose) {
       std::cout << fmt::format("  {} #{} at +{} ms: {}\n", same ? "same" : "DIFFERENT", i + 1,
-                               step.at_ms, brief(step.command));
+                               step.at_ms, brief(command));
       std::cout << fmt::format("      mock: {}\n", to_display(m));
       if (!same) std::cout << fmt::format("      real: {}\n", to_display(r));
     }
@@ -280,20 +284,25 @@ std::string first_different_request(const Scenario& mock_scenario, const Scenari
 }
 
 // Part 2: every strategy of every scenario on both backends. Returns the number of differences.
-std::size_t compare_scenarios(const ConformanceOptions& options) {
+std::size_t compare_scenarios(const ConformanceOptions& options, int embedded_nodes) {
   std::size_t differences = 0;
   for (const std::string& path : options.scenario_paths) {
     Scenario scenario = load_scenario(path);
     if (options.max_duration_us > 0 && scenario.duration_us > options.max_duration_us)
       scenario.duration_us = options.max_duration_us;
     scenario.redis.url.clear();
-    if (scenario.redis.cluster_nodes > 0) {  // one real server cannot stand in for a cluster
+    if (!options.redis_cluster.empty()) {
+      // Against a real cluster: the embedded cluster with the same slot map (0: one server).
+      scenario.redis.cluster_nodes = embedded_nodes;
+      scenario.redis.cluster_slots.clear();
+    } else if (scenario.redis.cluster_nodes > 0) {  // one real server cannot stand in for a cluster
       std::cout << fmt::format("  skipped {}: an embedded Redis Cluster (docs/cluster.md)\n", path);
       continue;
     }
     const auto strategies = resolve_strategies(scenario, path);
     Scenario real_scenario = scenario;
     real_scenario.redis.url = options.redis_url;
+    real_scenario.redis.cluster_url = options.redis_cluster;
     for (const ResolvedStrategy& strategy : strategies) {
       const auto started = std::chrono::steady_clock::now();
       const StrategyResult mock = run_strategy(scenario, strategy, scenario.seed);
@@ -324,23 +333,35 @@ std::size_t compare_scenarios(const ConformanceOptions& options) {
 }  // namespace
 
 int command_conformance(const ConformanceOptions& options) {
-  std::string error;
-  const auto url = parse_redis_url(options.redis_url, error);
-  if (!url) {
-    std::cerr << "rlsim: " << error << "\n";
+  if (options.redis_url.empty() == options.redis_cluster.empty()) {
+    std::cerr << "rlsim: conformance needs --redis URL or --redis-cluster host:port[,...]\n";
     return exit_code::kBadInput;
   }
   std::size_t differences = 0;
+  int embedded_nodes = 0;
   {
-    std::unique_ptr<RealStore> real;
+    std::unique_ptr<DataStore> store;
     try {
-      real = std::make_unique<RealStore>(RealStoreOptions{*url, false});
-    } catch (const RedisUnreachable& e) {
+      Scenario target;
+      target.redis.url = options.redis_url;
+      target.redis.cluster_url = options.redis_cluster;
+      store = make_store(target);
+    } catch (const RunError& e) {
       std::cerr << "rlsim: " << e.what() << "\n";
-      return exit_code::kRedisUnavailable;
+      return e.exit_code;
     }
-    std::cout << fmt::format("conformance against {}\n", url->display());
+    auto* real = dynamic_cast<RealStore*>(store.get());
+    std::cout << fmt::format("conformance against {}\n", real->wire().describe());
     differences += compare_corpus(*real, options.verbose);
+    if (!options.redis_cluster.empty()) {
+      embedded_nodes = embedded_cluster_nodes(*real);
+      std::cout << (embedded_nodes > 0
+                        ? fmt::format(
+                              "embedded side: a cluster of {} nodes with the same slot map\n",
+                              embedded_nodes)
+                        : std::string("embedded side: one server (the cluster's slot map is not "
+                                      "the even split the embedded cluster uses)\n"));
+    }
     if (!real->backend_failure().empty()) {
       std::cout << "the real backend failed: " << real->backend_failure() << "\n";
       ++differences;
@@ -353,7 +374,7 @@ int command_conformance(const ConformanceOptions& options) {
                                                to_seconds(options.max_duration_us))
                                  : "");
     const std::size_t before = differences;
-    differences += compare_scenarios(options);
+    differences += compare_scenarios(options, embedded_nodes);
     std::cout << fmt::format("scenarios: {} differences\n", differences - before);
   }
   std::cout << (differences == 0

@@ -14,6 +14,7 @@ namespace rlsim {
 
 struct ConformanceOptions {
   std::string redis_url;
+  std::string redis_cluster;  // or a Redis Cluster's nodes, "host:port[,...]"
   std::vector<std::string> scenario_paths;
   DurationUs max_duration_us = 0;  // 0: whole scenarios; else each is cut to this long
   bool verbose = false;            // print every corpus reply, not only differences

@@ -13,6 +13,7 @@
 #include "app/backend.h"
 #include "app/bench.h"
 #include "app/check.h"
+#include "app/cluster_backend.h"
 #include "app/commands.h"
 #include "app/conformance.h"
 #include "app/exit_codes.h"
@@ -38,11 +39,12 @@ struct RunOptions {
   bool json = false;
   std::string out_dir;
   bool check_determinism = false;
-  std::uint64_t seeds = 1;  // --seeds: also summarise seeds seed..seed+N-1 (seeds.json)
-  unsigned jobs = 0;        // --jobs: worker threads for --seeds (0: one per core)
-  bool live = false;        // --live: paced to wall time, with a dashboard (app/live.h)
-  double speed = 1.0;       // --speed: virtual seconds per wall-clock second
-  std::string redis_url;    // --redis: a real Redis instead of the embedded one
+  std::uint64_t seeds = 1;    // --seeds: also summarise seeds seed..seed+N-1 (seeds.json)
+  unsigned jobs = 0;          // --jobs: worker threads for --seeds (0: one per core)
+  bool live = false;          // --live: paced to wall time, with a dashboard (app/live.h)
+  double speed = 1.0;         // --speed: virtual seconds per wall-clock second
+  std::string redis_url;      // --redis: a real Redis instead of the embedded one
+  std::string redis_cluster;  // --redis-cluster: a real Redis Cluster
   bool keep_keys = false;
 };
 
@@ -80,6 +82,8 @@ std::string expectations_line(const Scenario& scenario, const nlohmann::ordered_
 int command_run(const RunOptions& options) {
   Scenario scenario = load_scenario(options.scenario_path);
   if (!options.redis_url.empty()) scenario.redis.url = options.redis_url;
+  if (!options.redis_url.empty() || !options.redis_cluster.empty())
+    scenario.redis.cluster_url = options.redis_cluster;
   scenario.redis.keep_keys = options.keep_keys;
   const std::vector<ResolvedStrategy> strategies = select_strategies(
       resolve_strategies(scenario, options.scenario_path), options.labels, options.scenario_path);
@@ -135,6 +139,8 @@ int command_run(const RunOptions& options) {
   reproduce += fmt::format(" --seed {}", result.seed);
   if (!options.redis_url.empty())
     reproduce += " --redis " + shell_quote(redis_url_display(options.redis_url));
+  if (!options.redis_cluster.empty())
+    reproduce += " --redis-cluster " + shell_quote(cluster_seeds_display(options.redis_cluster));
   if (const auto error = write_report_files(result, dir, reproduce)) {
     std::cerr << fmt::format("rlsim: cannot write the report: {}\n", *error);
     return exit_code::kOutputError;
@@ -215,8 +221,8 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit codes: 0 success, 1 internal error (check: a check failed), 2 bad input (scenario, "
       "strategy or command line), 3 report not writable, 4 Lua script error, 5 Redis "
-      "unreachable (--redis), 130 interrupted (run: partial report written).\nDocs: docs/ "
-      "(scenario-format.md, metrics.md, architecture.md, "
+      "unreachable (--redis, --redis-cluster), 130 interrupted (run: partial report written).\n"
+      "Docs: docs/ (scenario-format.md, metrics.md, architecture.md, "
       "strategies.md, faults.md, resilience.md, clocks.md, regions.md, redis-mock.md, "
       "real-redis.md, cli.md, ci.md, tour.md, performance.md, hardening.md).");
 
@@ -247,11 +253,17 @@ int main(int argc, char** argv) {
                   "reports/<scenario name>)");
   run->add_flag("--check-determinism", run_options.check_determinism,
                 "Run every strategy twice and exit 1 unless decisions and reports are identical");
-  run->add_option("--redis", run_options.redis_url,
-                  "Run against a real Redis (>= 7.0): redis://[user[:password]@]host:port[/db]; "
-                  "the password may also come from REDISCLI_AUTH (docs/real-redis.md)");
+  CLI::Option* run_redis = run->add_option(
+      "--redis", run_options.redis_url,
+      "Run against a real Redis (>= 7.0): redis://[user[:password]@]host:port[/db]; "
+      "the password may also come from REDISCLI_AUTH (docs/real-redis.md)");
+  run->add_option("--redis-cluster", run_options.redis_cluster,
+                  "Run against a real Redis Cluster: host:port[,host:port...] (any reachable "
+                  "nodes; the slot map comes from CLUSTER SLOTS)")
+      ->excludes(run_redis);
   run->add_flag("--keep-keys", run_options.keep_keys,
-                "With --redis: leave the run's keys on the server instead of deleting them");
+                "With --redis or --redis-cluster: leave the run's keys on the server instead of "
+                "deleting them");
 
   run->add_option("--seeds", run_options.seeds,
                   "Also run seeds SEED+1 .. SEED+N-1 and write the mean, p5 and p95 of every "
@@ -354,10 +366,13 @@ int main(int argc, char** argv) {
       "Compare the embedded Redis with a real one: a corpus of replies, then scenario decisions");
   conformance->add_option("scenario", conformance_options.scenario_paths,
                           "Scenarios to run on both backends (their decision digests must match)");
+  CLI::Option* conformance_redis =
+      conformance->add_option("--redis", conformance_options.redis_url,
+                              "The real Redis (>= 7.0): redis://[user[:password]@]host:port[/db]");
   conformance
-      ->add_option("--redis", conformance_options.redis_url,
-                   "The real Redis (>= 7.0): redis://[user[:password]@]host:port[/db]")
-      ->required();
+      ->add_option("--redis-cluster", conformance_options.redis_cluster,
+                   "A real Redis Cluster instead: host:port[,host:port...] (docs/real-redis.md)")
+      ->excludes(conformance_redis);
   conformance->add_option("--max-duration", conformance_cut,
                           "Cut each scenario to this much virtual time (e.g. 2m) to bound the run");
   conformance->add_flag("--verbose", conformance_options.verbose,

@@ -10,6 +10,7 @@
 
 #include "app/backend.h"
 #include "app/clock_report.h"
+#include "app/cluster_backend.h"
 #include "app/cluster_run.h"
 #include "app/exit_codes.h"
 #include "app/faults.h"
@@ -67,7 +68,9 @@ class StrategyRun final : public RequestSink, public EventTarget {
         catalog_(scenario),
         store_(make_store(scenario)),
         server_(sim_, *store_, timing_of(scenario.redis), Rng(seed, "network")),
-        cluster_(make_embedded_cluster(scenario, sim_, timing_of(scenario.redis), seed)),
+        cluster_(scenario.redis.cluster_url.empty()
+                     ? make_embedded_cluster(scenario, sim_, timing_of(scenario.redis), seed)
+                     : make_real_cluster_nodes(*store_, sim_, timing_of(scenario.redis), seed)),
         pool_(scenario.instances, scenario.balancer, seed),
         strategy_(strategy.info->make(StrategyEnv{
             sim_, server_, scenario.limits, catalog_, strategy.params, Rng(seed, "strategy"),

@@ -1,8 +1,6 @@
 #include "redis/real_store.h"
 
 #include <fmt/format.h>
-#include <hiredis/hiredis.h>
-#include <hiredis/sds.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -14,6 +12,7 @@
 
 #include "core/check.h"
 #include "core/sha1.h"
+#include "redis/cluster_slots.h"
 
 namespace rlsim {
 
@@ -42,27 +41,6 @@ std::optional<std::int64_t> ttl_amount(std::string_view text) {
 
 // The mapped times must stay below 2^53 so that the script prelude's Lua numbers hold them exactly.
 constexpr std::int64_t kMaxMappedMs = 9'000'000'000'000'000;
-
-Reply from_hiredis(const redisReply* r) {
-  switch (r->type) {
-    case REDIS_REPLY_INTEGER:
-      return Reply::from_integer(r->integer);
-    case REDIS_REPLY_STATUS:
-      return Reply::status(std::string(r->str, r->len));
-    case REDIS_REPLY_ERROR:
-      return Reply::error(std::string(r->str, r->len));
-    case REDIS_REPLY_STRING:
-      return Reply::bulk(std::string(r->str, r->len));
-    case REDIS_REPLY_ARRAY: {
-      std::vector<Reply> elements;
-      elements.reserve(r->elements);
-      for (std::size_t i = 0; i < r->elements; ++i) elements.push_back(from_hiredis(r->element[i]));
-      return Reply::array(std::move(elements));
-    }
-    default:
-      return Reply::nil();
-  }
-}
 
 // Which arguments of a command are keys (the commands the embedded Redis implements).
 enum class Keys { kUnknown, kNone, kFirst, kAll, kScript, kScriptCommand, kTime };
@@ -241,8 +219,20 @@ std::optional<RedisUrl> parse_redis_url(const std::string& text, std::string& er
 
 // ---- connection --------------------------------------------------------------------------------
 
+namespace {
+RedisUrl with_io_timeout(RedisUrl url, int io_timeout_ms) {
+  url.io_timeout_ms = io_timeout_ms;
+  return url;
+}
+}  // namespace
+
 RealStore::RealStore(const RealStoreOptions& options)
-    : options_(options), prefix_("rlsim:" + random_hex() + ":") {
+    : RealStore(options,
+                std::make_unique<SingleWire>(with_io_timeout(options.url, options.io_timeout_ms))) {
+}
+
+RealStore::RealStore(const RealStoreOptions& options, std::unique_ptr<RedisWire> wire)
+    : options_(options), wire_(std::move(wire)), prefix_("rlsim:" + random_hex() + ":") {
   // A day ahead of the wall clock: a key's real expiry is its virtual expiry counted from the
   // run's start in microseconds-as-milliseconds, plus a day, so it never comes during the run.
   const auto wall_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -267,81 +257,26 @@ RealStore::~RealStore() {
 void RealStore::connect_or_throw() {
   std::string error;
   if (!connect(error))
-    throw RedisUnreachable(
-        fmt::format("cannot use Redis at {}: {}", options_.url.display(), error));
+    throw RedisUnreachable(fmt::format("cannot use {}: {}", wire_->describe(), error));
   // The virtual clock needs PEXPIRETIME (Redis 7.0).
-  append({"PEXPIRETIME", prefix_ + "probe"});
-  redisReply* reply = nullptr;
-  if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
-    const std::string reason = io_error();
-    disconnect();  // the destructor does not run when the constructor throws
-    throw RedisUnreachable(
-        fmt::format("cannot use Redis at {}: {}", options_.url.display(), reason));
-  }
-  const bool ok = reply->type == REDIS_REPLY_INTEGER;
-  freeReplyObject(reply);
-  if (!ok) disconnect();
-  if (!ok)
-    throw RedisUnreachable(
-        fmt::format("cannot use Redis at {}: it lacks PEXPIRETIME (rlsim needs Redis 7.0 or later)",
-                    options_.url.display()));
+  append({"PEXPIRETIME", with_prefix("probe")});
+  Reply reply;
+  if (!wire_->read(reply, error))
+    throw RedisUnreachable(fmt::format("cannot use {}: {}", wire_->describe(), error));
+  if (reply.type != Reply::Type::kInteger)
+    throw RedisUnreachable(fmt::format(
+        "cannot use {}: it lacks PEXPIRETIME (rlsim needs Redis 7.0 or later)", wire_->describe()));
 }
 
 bool RealStore::connect(std::string& error) {
-  disconnect();
-  const timeval connect_timeout{2, 0};
-  context_ = redisConnectWithTimeout(options_.url.host.c_str(), options_.url.port, connect_timeout);
-  if (context_ == nullptr || context_->err != 0) {
-    error = context_ != nullptr ? context_->errstr : "out of memory";
-    disconnect();
-    return false;
-  }
-  // A server that stops answering must not hang the run for ever.
-  const timeval io_timeout{options_.io_timeout_ms / 1000, options_.io_timeout_ms % 1000 * 1000};
-  redisSetTimeout(context_, io_timeout);
-  std::vector<Command> setup;
-  if (!options_.url.password.empty()) {
-    if (options_.url.user.empty()) {
-      setup.push_back({"AUTH", options_.url.password});
-    } else {
-      setup.push_back({"AUTH", options_.url.user, options_.url.password});
-    }
-  }
-  if (options_.url.db != 0) setup.push_back({"SELECT", std::to_string(options_.url.db)});
-  for (const Command& command : setup) {
-    append(command);
-    redisReply* reply = nullptr;
-    if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
-      error = io_error();
-      disconnect();
-      return false;
-    }
-    const bool failed = reply->type == REDIS_REPLY_ERROR;
-    if (failed) error = std::string(reply->str, reply->len);  // never holds the password
-    freeReplyObject(reply);
-    if (failed) {
-      disconnect();
-      return false;
-    }
-  }
+  if (!wire_->connect(error)) return false;
   // Scripts must be loaded again through a new connection (the server may have restarted).
   for (auto& [sha, script] : scripts_) script->on_server = false;
   sweep_on_server_ = false;
   return true;
 }
 
-void RealStore::disconnect() {
-  if (context_ != nullptr) redisFree(context_);
-  context_ = nullptr;
-}
-
-std::string RealStore::io_error() const {
-  if (context_ == nullptr) return "connection closed";
-  // hiredis reports a read or write that timed out as EAGAIN.
-  if (context_->err == REDIS_ERR_IO && std::string_view(context_->errstr) == std::strerror(EAGAIN))
-    return fmt::format("no reply within {} ms", options_.io_timeout_ms);
-  return context_->errstr;
-}
+void RealStore::disconnect() { wire_->disconnect(); }
 
 void RealStore::fail(const std::string& reason) {
   if (failure_.empty()) failure_ = reason;
@@ -354,15 +289,19 @@ void RealStore::fail(const std::string& reason) {
   for (std::size_t i = unread_; i < batches_.size(); ++i) batches_[i].lost = true;
 }
 
-void RealStore::append(const Command& command) {
-  // Reused arrays: no allocation per command on the hot path.
-  argv_.clear();
-  lengths_.clear();
-  for (const std::string& arg : command) {
-    argv_.push_back(arg.data());
-    lengths_.push_back(arg.size());
-  }
-  redisAppendCommandArgv(context_, static_cast<int>(argv_.size()), argv_.data(), lengths_.data());
+bool RealStore::read_reply(Reply& reply) {
+  std::string error;
+  if (wire_->connected() && wire_->read(reply, error)) return true;
+  if (!broken_) fail(wire_->connected() ? error : "connection closed");
+  return false;
+}
+
+std::string RealStore::with_prefix(const std::string& key) const {
+  // On a cluster the prefixed key must hash to the key's own slot: a key with a hash tag keeps
+  // it (the prefix has no '{'), a key without braces becomes its own tag.
+  if (wire_->sharded() && key.find_first_of("{}") == std::string::npos)
+    return prefix_ + "{" + key + "}";
+  return prefix_ + key;
 }
 
 // ---- submitting --------------------------------------------------------------------------------
@@ -391,7 +330,12 @@ void RealStore::add_script_call(const Command& command, bool by_sha, std::size_t
     const bool is_lower =
         std::none_of(given.begin(), given.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
     const auto it = scripts_.find(is_lower ? given : lower(given));
-    if (it == scripts_.end() || known_.count(it->second->sha) == 0) {
+    if (it == scripts_.end() || known(node_).count(it->second->sha) == 0) {
+      if (wire_->sharded() && command_slot(command) == kCrossSlot) {
+        // A cluster node refuses keys of several slots before it looks for the script.
+        op.reply = Reply::error("CROSSSLOT Keys in request don't hash to the same slot");
+        return;
+      }
       // Not in this run's script cache (the server's cache is shared with other runs).
       op.reply = Reply::error("NOSCRIPT No matching script. Please use EVAL.");
       return;
@@ -399,7 +343,7 @@ void RealStore::add_script_call(const Command& command, bool by_sha, std::size_t
     script = it->second.get();
   } else {
     script = &register_script(command[1]);
-    known_.insert(script->sha);
+    known(node_).insert(script->sha);
   }
   Command args;
   args.reserve(command.size() + 4);
@@ -444,7 +388,7 @@ void RealStore::translate(const Command& command, TimeUs now_us, Batch& batch,
       const std::string sub = argc >= 2 ? lower(command[1]) : "";
       if (sub == "load" && argc == 3) {
         Script& script = register_script(command[2]);
-        known_.insert(script.sha);
+        known(node_).insert(script.sha);
         script.on_server = true;
         op.real = true;
         op.fix = Fix::kScriptLoad;
@@ -457,14 +401,14 @@ void RealStore::translate(const Command& command, TimeUs now_us, Batch& batch,
         for (std::size_t i = 2; i < argc; ++i) {
           const auto it = scripts_.find(lower(command[i]));
           found.push_back(Reply::from_integer(
-              it != scripts_.end() && known_.count(it->second->sha) != 0 ? 1 : 0));
+              it != scripts_.end() && known(node_).count(it->second->sha) != 0 ? 1 : 0));
         }
         op.reply = Reply::array(std::move(found));
         return;
       }
       // FLUSH empties this run's cache only (the server's is shared); errors as the mock gives.
       op.reply = local_reply(command, now_us);
-      if (sub == "flush" && !op.reply.is_error()) known_.clear();
+      if (sub == "flush" && !op.reply.is_error()) known(node_).clear();
       return;
     }
     case Keys::kScript: {
@@ -537,8 +481,10 @@ void RealStore::translate(const Command& command, TimeUs now_us, Batch& batch,
 }
 
 std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server_now_us) {
-  RLSIM_CHECK(server_now_us >= last_now_us_);
-  last_now_us_ = server_now_us;
+  // On a cluster each simulated node submits in its own time order, and a node's calls touch only
+  // its own slots, so the time order need only hold per node (the clock is kept at the latest).
+  RLSIM_CHECK(wire_->sharded() || server_now_us >= last_now_us_);
+  last_now_us_ = std::max(last_now_us_, server_now_us);
   const std::uint64_t ticket = first_ticket_ + batches_.size();
   Batch& batch = batches_.emplace_back();
   if (!spare_ops_.empty()) {
@@ -546,6 +492,7 @@ std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server
     spare_ops_.pop_back();
   }
   batch.now_us = server_now_us;
+  batch.node = node_;
   if (broken_ && failures_in_a_row_ < kMaxFailuresInARow && --retry_after_calls_ <= 0) {
     // Reconnect with backoff counted in calls (1, 2, 4, ... up to 1024), not in wall time.
     std::string error;
@@ -570,18 +517,30 @@ std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server
   batch.ops.reserve(commands.size() + 1);
   for (const Command& command : commands)
     translate(command, server_now_us, batch, sweep_keys, sent);
-  if (!sweep_keys.empty()) {
-    // Lazy expiry on the virtual clock for the keys of plain commands, before them.
+  // Lazy expiry on the virtual clock for the keys of plain commands, before them. On a cluster a
+  // script's keys must share a slot: one sweep per slot.
+  std::vector<std::vector<std::string>> sweeps;
+  if (!wire_->sharded()) {
+    if (!sweep_keys.empty()) sweeps.push_back(std::move(sweep_keys));
+  } else {
+    std::unordered_map<int, std::size_t> by_slot;
+    for (std::string& key : sweep_keys) {
+      const auto [it, fresh] = by_slot.try_emplace(key_hash_slot(key), sweeps.size());
+      if (fresh) sweeps.emplace_back();
+      sweeps[it->second].push_back(std::move(key));
+    }
+  }
+  for (std::vector<std::string>& keys : sweeps) {
     Command sweep;
-    sweep.reserve(sweep_keys.size() + 5);
+    sweep.reserve(keys.size() + 5);
     if (sweep_on_server_) {
       sweep = {"EVALSHA", sweep_sha_};
     } else {
       sweep = {"EVAL", std::string(kSweepPrelude) + "return 0"};
       sweep_on_server_ = true;
     }
-    sweep.push_back(std::to_string(sweep_keys.size()));
-    for (std::string& key : sweep_keys) sweep.push_back(std::move(key));
+    sweep.push_back(std::to_string(keys.size()));
+    for (std::string& key : keys) sweep.push_back(std::move(key));
     sweep.push_back(std::to_string(threshold(server_now_us)));
     sweep.push_back(std::to_string(offset_ms_));
     append(sweep);
@@ -599,14 +558,7 @@ std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server
     ++next_sent;
   }
   // Keep the output buffer small: hand what we have to the kernel (replies are read later).
-  if (sdslen(context_->obuf) > 64 * 1024) {
-    int done = 0;
-    while (!done)
-      if (redisBufferWrite(context_, &done) != REDIS_OK) {
-        fail(io_error());
-        break;
-      }
-  }
+  if (std::string error; !wire_->flush_if_large(error)) fail(error);
   if (broken_) {
     // Everything not yet read went out on the connection that failed.
     read_until(ticket);
@@ -636,7 +588,7 @@ void RealStore::finish_reply(Batch& batch, Op& op) {
       if (reply.type == Reply::Type::kBulk) {
         reply.text = op.script->sha;
       } else if (reply.is_error()) {
-        known_.erase(op.script->sha);
+        known(batch.node).erase(op.script->sha);
         op.script->on_server = false;
       }
       return;
@@ -651,7 +603,7 @@ void RealStore::finish_reply(Batch& batch, Op& op) {
     return;
   }
   if (text.starts_with("ERR Error compiling script")) {
-    known_.erase(script.sha);
+    known(batch.node).erase(script.sha);
     script.on_server = false;
   }
   replace_all(text, script.wrapped_sha, script.sha);
@@ -677,16 +629,11 @@ void RealStore::read_batch(Batch& batch) {
   bool retry = false;
   for (Op& op : batch.ops) {
     if (!op.real) continue;
-    redisReply* reply = nullptr;
-    if (broken_ || batch.lost ||
-        redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
-      if (!broken_ && !batch.lost) fail(io_error());
+    if (broken_ || batch.lost || !read_reply(op.reply)) {
       op.reply = Reply::error(lost_text(failure_));
       batch.failed = true;
       continue;
     }
-    op.reply = from_hiredis(reply);
-    freeReplyObject(reply);
     failures_in_a_row_ = 0;  // the server answers
     finish_reply(batch, op);
     if (op.fix == Fix::kScript && op.reply.is_error() && op.reply.text.starts_with("NOSCRIPT"))
@@ -717,14 +664,10 @@ void RealStore::retry_script(Op& op, TimeUs /*now_us*/) {
   op.retry[0] = "EVAL";
   op.retry[1] = op.script->wrapped;
   append(op.retry);
-  redisReply* reply = nullptr;
-  if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK || reply == nullptr) {
-    fail(io_error());
+  if (!read_reply(op.reply)) {
     op.reply = Reply::error(lost_text(failure_));
     return;
   }
-  op.reply = from_hiredis(reply);
-  freeReplyObject(reply);
   op.script->on_server = true;
   Batch dummy;
   finish_reply(dummy, op);
@@ -781,67 +724,45 @@ Reply RealStore::run(const Command& command, TimeUs server_now_us) {
 
 // ---- the run's keys ----------------------------------------------------------------------------
 
-namespace {
-// Every key of the run, by SCAN (never KEYS, which blocks the server).
-std::vector<std::string> scan_keys(redisContext* context, const std::string& prefix) {
-  std::vector<std::string> keys;
-  std::string cursor = "0";
-  const std::string pattern = prefix + "*";
-  do {
-    const char* argv[] = {"SCAN", cursor.c_str(), "MATCH", pattern.c_str(), "COUNT", "1000"};
-    auto* reply = static_cast<redisReply*>(redisCommandArgv(context, 6, argv, nullptr));
-    if (reply == nullptr) break;
-    // Anything but [cursor, [key...]] of strings (a misbehaving server) ends the scan.
-    const bool well_formed = reply->type == REDIS_REPLY_ARRAY && reply->elements == 2 &&
-                             reply->element[0]->type == REDIS_REPLY_STRING &&
-                             reply->element[1]->type == REDIS_REPLY_ARRAY;
-    if (!well_formed) {
-      freeReplyObject(reply);
-      break;
-    }
-    cursor.assign(reply->element[0]->str, reply->element[0]->len);
-    const redisReply* found = reply->element[1];
-    for (std::size_t i = 0; i < found->elements; ++i)
-      if (found->element[i]->type == REDIS_REPLY_STRING)
-        keys.emplace_back(found->element[i]->str, found->element[i]->len);
-    freeReplyObject(reply);
-  } while (cursor != "0");
-  return keys;
-}
-}  // namespace
-
 std::size_t RealStore::delete_own_keys() {
-  auto& self = const_cast<RealStore&>(*this);
-  self.read_until(first_ticket_ + batches_.size());
-  if (broken_ || context_ == nullptr) return 0;
-  const std::vector<std::string> keys = scan_keys(context_, prefix_);
-  for (std::size_t begin = 0; begin < keys.size(); begin += 500) {
-    Command unlink = {"UNLINK"};
-    for (std::size_t i = begin; i < std::min(keys.size(), begin + 500); ++i)
-      unlink.push_back(keys[i]);
-    append(unlink);
-    redisReply* reply = nullptr;
-    if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK) break;
-    freeReplyObject(reply);
+  read_until(first_ticket_ + batches_.size());
+  if (broken_ || !wire_->connected()) return 0;
+  const std::vector<std::string> keys = wire_->scan(prefix_ + "*");
+  // UNLINK in batches; on a cluster one command's keys must share a slot, so by slot.
+  std::vector<Command> unlinks;
+  std::unordered_map<int, std::size_t> open;  // slot (0 when not sharded) -> its UNLINK not full
+  for (const std::string& key : keys) {
+    const int slot = wire_->sharded() ? key_hash_slot(key) : 0;
+    auto it = open.find(slot);
+    if (it == open.end() || unlinks[it->second].size() > 500) {
+      it = open.insert_or_assign(slot, unlinks.size()).first;
+      unlinks.push_back({"UNLINK"});
+    }
+    unlinks[it->second].push_back(key);
   }
+  for (const Command& unlink : unlinks) append(unlink);
+  Reply reply;
+  for (std::size_t i = 0; i < unlinks.size(); ++i)
+    if (!read_reply(reply)) break;
   return keys.size();
 }
 
-std::size_t RealStore::key_count() const {
+std::size_t RealStore::count_keys(TimeUs now_us, bool (*keep)(const std::string&, const void*),
+                                  const void* context) const {
   auto& self = const_cast<RealStore&>(*this);
   self.read_until(first_ticket_ + batches_.size());
-  if (broken_ || context_ == nullptr) return 0;
-  const std::vector<std::string> keys = scan_keys(context_, prefix_);
+  if (broken_ || !wire_->connected()) return 0;
+  std::vector<std::string> keys = wire_->scan(prefix_ + "*");
+  if (keep != nullptr)
+    std::erase_if(keys, [&](const std::string& key) { return !keep(key, context); });
   for (const std::string& key : keys) self.append({"PEXPIRETIME", key});
   std::size_t live = 0;
-  const std::int64_t now = threshold(last_now_us_);
+  const std::int64_t now = threshold(now_us);
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    redisReply* reply = nullptr;
-    if (redisGetReply(context_, reinterpret_cast<void**>(&reply)) != REDIS_OK) return live;
+    Reply reply;
+    if (!self.read_reply(reply)) return live;
     // -1: no TTL; otherwise alive while its virtual expiry is still ahead (as the mock counts).
-    if (reply->type == REDIS_REPLY_INTEGER && (reply->integer == -1 || reply->integer > now))
-      ++live;
-    freeReplyObject(reply);
+    if (reply.type == Reply::Type::kInteger && (reply.integer == -1 || reply.integer > now)) ++live;
   }
   return live;
 }

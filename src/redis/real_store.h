@@ -22,22 +22,10 @@
 #include <vector>
 
 #include "redis/mock_store.h"
+#include "redis/redis_wire.h"
 #include "redis/store.h"
 
-struct redisContext;
-
 namespace rlsim {
-
-// redis://[user[:password]@]host:port[/db]
-struct RedisUrl {
-  std::string host;
-  int port = 6379;
-  int db = 0;
-  std::string user;
-  std::string password;  // never printed: display() leaves it out
-  // "redis://host:port/db", without user or password, for messages and reports.
-  std::string display() const;
-};
 
 // Parses `text`; nullopt with `error` set when it is not a redis:// URL of that form. A password
 // given by neither the URL nor here is taken from REDISCLI_AUTH (as redis-cli does).
@@ -64,8 +52,10 @@ constexpr int kMaxFailuresInARow = 3;
 
 class RealStore final : public DataStore {
  public:
-  // Connects; throws RedisUnreachable.
+  // Connects to options.url; throws RedisUnreachable.
   explicit RealStore(const RealStoreOptions& options);
+  // Over `wire` (e.g. a Redis Cluster, redis/real_cluster.h); options.url is then unused.
+  RealStore(const RealStoreOptions& options, std::unique_ptr<RedisWire> wire);
   // Deletes the run's keys (unless keep_keys) and disconnects.
   ~RealStore() override;
   RealStore(const RealStore&) = delete;
@@ -74,7 +64,13 @@ class RealStore final : public DataStore {
   void execute(std::span<const Command> commands, TimeUs server_now_us,
                std::vector<Reply>& replies) override;
   // Live keys of this run (by the virtual clock); reads them from the server.
-  std::size_t key_count() const override;
+  std::size_t key_count() const override { return count_keys(last_now_us_, nullptr); }
+  // Live keys at `now_us` for which `keep(key)` holds (every key when it is null).
+  std::size_t count_keys(TimeUs now_us, bool (*keep)(const std::string&, const void*),
+                         const void* context = nullptr) const;
+  // The simulated node the next calls come from, when several simulated cluster nodes share this
+  // store: each node has its own script cache, as each master has (app/cluster_backend.h).
+  void set_node(int node) { node_ = node; }
 
   bool deferred() const override { return true; }
   std::uint64_t submit(std::span<const Command> commands, TimeUs server_now_us) override;
@@ -87,6 +83,8 @@ class RealStore final : public DataStore {
   // The run's key prefix ("rlsim:<16 hex>:"): every key the run writes starts with it.
   const std::string& key_prefix() const { return prefix_; }
   std::string url_display() const { return options_.url.display(); }
+  const RedisWire& wire() const { return *wire_; }
+  RedisWire& wire() { return *wire_; }
   // Deletes the run's keys now (SCAN + UNLINK); returns how many.
   std::size_t delete_own_keys();
 
@@ -118,6 +116,7 @@ class RealStore final : public DataStore {
     bool abandoned = false;  // nobody collects it
     bool failed = false;     // the connection failed during it (counted once)
     bool lost = false;       // sent on a connection that failed before its replies came
+    int node = 0;            // the simulated node it came from (set_node)
   };
 
   void connect_or_throw();
@@ -125,35 +124,39 @@ class RealStore final : public DataStore {
   void disconnect();
   void fail(const std::string& reason);
   // Why the last hiredis call failed, in words ("no reply within 300 ms" for a timeout).
-  std::string io_error() const;
   void translate(const Command& command, TimeUs now_us, Batch& batch,
                  std::vector<std::string>& sweep_keys, std::vector<Command>& sent);
   void add_script_call(const Command& command, bool by_sha, std::size_t numkeys, TimeUs now_us,
                        Op& op, Command& sent);
   Script& register_script(const std::string& text);
-  void append(const Command& command);
+  void append(const Command& command) { wire_->append(command); }
+  bool read_reply(Reply& reply);
   void read_batch(Batch& batch);
   void read_until(std::uint64_t ticket);
   void finish_reply(Batch& batch, Op& op);
   void retry_script(Op& op, TimeUs now_us);
   void pop_done();
   Reply local_reply(const Command& command, TimeUs now_us);
-  std::string with_prefix(const std::string& key) const { return prefix_ + key; }
+  std::string with_prefix(const std::string& key) const;
   std::int64_t threshold(TimeUs now_us) const { return now_us + offset_ms_; }
 
   RealStoreOptions options_;
-  redisContext* context_ = nullptr;
+  std::unique_ptr<RedisWire> wire_;
   std::string prefix_;
   // real expiry time (Unix ms on the server) = virtual expiry time (Unix us) + offset_ms_.
   std::int64_t offset_ms_ = 0;
   std::unordered_map<std::string, std::unique_ptr<Script>> scripts_;  // by lower-case sha
-  std::unordered_set<std::string> known_;  // shas this run loaded (its own script cache)
+  // Shas this run loaded (its own script cache), per simulated node (one without a cluster).
+  std::vector<std::unordered_set<std::string>> known_{1};
+  int node_ = 0;
+  std::unordered_set<std::string>& known(int node) {
+    if (static_cast<std::size_t>(node) >= known_.size()) known_.resize(node + 1);
+    return known_[static_cast<std::size_t>(node)];
+  }
   std::string sweep_sha_;
   bool sweep_on_server_ = false;
   std::deque<Batch> batches_;               // submitted, not yet collected or abandoned
   std::vector<std::vector<Op>> spare_ops_;  // op vectors of finished batches, for reuse
-  std::vector<const char*> argv_;           // append()'s scratch arrays
-  std::vector<std::size_t> lengths_;
   std::uint64_t first_ticket_ = 0;
   std::size_t unread_ = 0;  // index in batches_ of the first batch not read
   TimeUs last_now_us_ = 0;

@@ -171,6 +171,9 @@ RedisSpec read_redis(const json* value, const std::string& file) {
   spec.pool_size =
       static_cast<int>(reader.int_field("pool", &unlimited, 0, ScenarioBounds::kMaxPoolSize));
   spec.url = reader.string_field("url", &spec.url);  // checked when the run connects
+  spec.cluster_url = reader.string_field("cluster_url", &spec.cluster_url);
+  if (!spec.url.empty() && !spec.cluster_url.empty())
+    reader.fail("redis.cluster_url", "expected either redis.url or redis.cluster_url, not both");
   if (const json* cluster = reader.find("cluster")) {
     ObjectReader cluster_reader(*cluster, "redis.cluster", file);
     spec.cluster_nodes = static_cast<int>(

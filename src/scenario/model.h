@@ -116,6 +116,8 @@ struct RedisSpec {
   // the scenario or `--redis URL`; empty: the embedded Redis. `keep_keys` (--keep-keys) leaves
   // the run's keys on the server.
   std::string url;
+  // A real Redis Cluster instead: "redis.cluster_url" or `--redis-cluster`, "host:port[,...]".
+  std::string cluster_url;
   bool keep_keys = false;
   // An embedded Redis Cluster of this many masters (docs/cluster.md), "redis.cluster.nodes";
   // 0: one plain server. Each node has the timing above; slots are split as redis-cli does.

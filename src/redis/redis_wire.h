@@ -1,0 +1,91 @@
+#pragma once
+// The byte stream under RealStore: where its (already translated) commands go and where their
+// replies come from, in the order they were appended. One connection to one server (SingleWire,
+// here), or one connection per master of a Redis Cluster with routing by hash slot
+// (ClusterWire, redis/real_cluster.h). RealStore owns the translation (key prefix, virtual-clock
+// TTLs, the script cache), so both backends translate identically.
+#include <hiredis/hiredis.h>
+
+#include <string>
+#include <vector>
+
+#include "redis/reply.h"
+
+namespace rlsim {
+
+// redis://[user[:password]@]host:port[/db] (parsed by parse_redis_url, redis/real_store.h).
+struct RedisUrl {
+  std::string host;
+  int port = 6379;
+  int db = 0;
+  std::string user;
+  std::string password;  // never printed: display() leaves it out
+  // Not part of the URL: how long to wait for a reply (or a write) before the connection counts
+  // as failed, so that a server that stops answering cannot hang the run.
+  int io_timeout_ms = 10'000;
+  // "redis://host:port/db", without user or password, for messages and reports.
+  std::string display() const;
+};
+
+class RedisWire {
+ public:
+  virtual ~RedisWire() = default;
+  // What the run talks to, for messages: "Redis at redis://host:port" (never a password).
+  virtual std::string describe() const = 0;
+  // (Re)connects; false with `error` set when the server cannot be used.
+  virtual bool connect(std::string& error) = 0;
+  virtual void disconnect() = 0;
+  virtual bool connected() const = 0;
+  // Queues `command`; its reply is read by read(), in append order.
+  virtual void append(const Command& command) = 0;
+  // The reply of the oldest command not yet read; false (with `error`) when the connection failed.
+  virtual bool read(Reply& reply, std::string& error) = 0;
+  // Hands buffered commands to the kernel when much is buffered; false when that failed.
+  virtual bool flush_if_large(std::string& error) = 0;
+  // Every key matching `pattern` (SCAN, never KEYS), on every server. REQUIRES: every appended
+  // command has been read.
+  virtual std::vector<std::string> scan(const std::string& pattern) = 0;
+  // Whether keys are spread over hash slots: a command (or a script) must then keep its keys in
+  // one slot, so the store splits what it adds (lazy-expiry sweeps, cleanup) by slot.
+  virtual bool sharded() const { return false; }
+};
+
+// hiredis helpers shared by the wires.
+// What went wrong on `context`: "no reply within N ms" for a timed-out read or write.
+std::string io_error_text(const redisContext* context, int io_timeout_ms);
+Reply reply_from_hiredis(const redisReply* reply);
+void append_argv(redisContext* context, const Command& command);
+// Connects to host:port and authenticates (and SELECTs `url.db` when `select_db`); nullptr with
+// `error` set on failure.
+redisContext* open_connection(const std::string& host, int port, const RedisUrl& url,
+                              bool select_db, std::string& error);
+// SCAN MATCH `pattern` on one connection (with nothing pending on it).
+std::vector<std::string> scan_keys(redisContext* context, const std::string& pattern);
+// Flushes the output buffer when more than 64 KiB is waiting; false on a write error.
+bool flush_large_buffer(redisContext* context);
+
+// One connection to one server.
+class SingleWire final : public RedisWire {
+ public:
+  explicit SingleWire(RedisUrl url) : url_(std::move(url)) {}
+  ~SingleWire() override { disconnect(); }
+  SingleWire(const SingleWire&) = delete;
+  SingleWire& operator=(const SingleWire&) = delete;
+
+  std::string describe() const override { return "Redis at " + url_.display(); }
+  bool connect(std::string& error) override;
+  void disconnect() override;
+  bool connected() const override { return context_ != nullptr; }
+  void append(const Command& command) override { append_argv(context_, command); }
+  bool read(Reply& reply, std::string& error) override;
+  bool flush_if_large(std::string& error) override;
+  std::vector<std::string> scan(const std::string& pattern) override {
+    return scan_keys(context_, pattern);
+  }
+
+ private:
+  RedisUrl url_;
+  redisContext* context_ = nullptr;
+};
+
+}  // namespace rlsim
