@@ -100,10 +100,10 @@ void redis_charts(const TimeFrame& frame, std::vector<Chart>& charts) {
         time_chart(frame, fmt::format("cluster-utilization-{}", i + 1),
                    fmt::format("{}: utilization of each cluster node", result.strategies[i].label),
                    "utilization (%)");
-    for (const ordered_json& node : *nodes)
-      chart.series.push_back(bucket_series(node["utilization_series"], frame,
-                                           fmt::format("node {}", node["node"].get<int>()),
-                                           color(node["node"].get<std::size_t>()), 100.0));
+    for (const ordered_json& cluster_node : *nodes)
+      chart.series.push_back(bucket_series(cluster_node["utilization_series"], frame,
+                                           fmt::format("node {}", cluster_node["node"].get<int>()),
+                                           color(cluster_node["node"].get<std::size_t>()), 100.0));
     charts.push_back(std::move(chart));
   }
 }
