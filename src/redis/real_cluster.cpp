@@ -57,12 +57,12 @@ std::optional<std::vector<RedisUrl>> parse_cluster_seeds(const std::string& text
     std::string entry = text.substr(begin, end - begin);
     begin = end + 1;
     if (entry.empty()) continue;
-    if (!entry.starts_with("redis://")) entry = "redis://" + entry;
+    if (!entry.starts_with("redis://")) entry.insert(0, "redis://");
     std::string why;
     auto url = parse_redis_url(entry, why);
     if (!url) {
-      error =
-          "bad --redis-cluster node '" + entry.substr(8) + "': expected host:port[,host:port...]";
+      error = fmt::format("bad --redis-cluster node '{}': expected host:port[,host:port...]",
+                          entry.substr(8));
       return std::nullopt;
     }
     if (url->db != 0) {
