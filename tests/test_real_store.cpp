@@ -17,6 +17,7 @@
 #include "app/run.h"
 #include "redis/mock_store.h"
 #include "redis/real_store.h"
+#include "redis_direct.h"
 
 using namespace rlsim;
 
@@ -49,31 +50,7 @@ struct Direct {
     REQUIRE(context->err == 0);
   }
   ~Direct() { redisFree(context); }
-  std::string run(std::vector<std::string> argv) {
-    std::vector<const char*> args;
-    std::vector<std::size_t> lengths;
-    for (const auto& a : argv) {
-      args.push_back(a.data());
-      lengths.push_back(a.size());
-    }
-    auto* reply = static_cast<redisReply*>(
-        redisCommandArgv(context, static_cast<int>(argv.size()), args.data(), lengths.data()));
-    REQUIRE(reply != nullptr);
-    std::string out;
-    if (reply->type == REDIS_REPLY_INTEGER) out = std::to_string(reply->integer);
-    if (reply->type == REDIS_REPLY_STRING || reply->type == REDIS_REPLY_STATUS ||
-        reply->type == REDIS_REPLY_ERROR)
-      out.assign(reply->str, reply->len);
-    if (reply->type == REDIS_REPLY_ARRAY) {
-      for (std::size_t i = 0; i < reply->elements; ++i) {
-        const redisReply* e = reply->element[i];
-        out += (i ? "," : "") + (e->type == REDIS_REPLY_STRING ? std::string(e->str, e->len)
-                                                               : std::to_string(e->integer));
-      }
-    }
-    freeReplyObject(reply);
-    return out;
-  }
+  std::string run(const std::vector<std::string>& argv) { return direct_command(context, argv); }
   // Every key on the server with its type and value, as text.
   std::map<std::string, std::string> snapshot() {
     std::map<std::string, std::string> out;

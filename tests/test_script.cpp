@@ -9,6 +9,7 @@
 
 #include "core/sha1.h"
 #include "redis/mock_store.h"
+#include "redis/redis_wire.h"
 #include "strategy/registry.h"
 #include "strategy/script.h"
 
@@ -148,18 +149,8 @@ std::string run_then_persist(const std::string& port, const Command& argv,
   redisContext* context = redisConnect("127.0.0.1", std::stoi(port));
   REQUIRE(context != nullptr);
   REQUIRE(context->err == 0);
-  auto append = [&](const Command& command) {
-    std::vector<const char*> args;
-    std::vector<std::size_t> lengths;
-    for (const auto& arg : command) {
-      args.push_back(arg.data());
-      lengths.push_back(arg.size());
-    }
-    REQUIRE(redisAppendCommandArgv(context, static_cast<int>(args.size()), args.data(),
-                                   lengths.data()) == REDIS_OK);
-  };
-  append(argv);
-  for (const auto& key : keys) append({"PERSIST", key});
+  append_argv(context, argv);
+  for (const auto& key : keys) append_argv(context, {"PERSIST", key});
   std::string out;
   for (std::size_t i = 0; i <= keys.size(); ++i) {
     void* raw_reply = nullptr;
