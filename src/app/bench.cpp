@@ -106,7 +106,7 @@ constexpr const char* kBareLoop = "(bare event loop)";
 std::string write_bench_script() {
   std::string dir = (std::filesystem::temp_directory_path() / "rlsim-bench-XXXXXX").string();
   if (::mkdtemp(dir.data()) == nullptr) throw std::runtime_error("bench: cannot create a temp dir");
-  const std::string path = dir + "/fixed_window.lua";
+  std::string path = dir + "/fixed_window.lua";
   std::ofstream(path) << kCustomLuaBenchScript;
   return path;
 }
