@@ -56,6 +56,22 @@ constexpr const char* kClockPcall =
     "redis.call('EXPIRE', KEYS[1], 100)\n"
     "local r = redis.pcall('INCR', KEYS[1])\n"
     "return {r['err'], redis.call('TTL', KEYS[1])}";
+// Clock commands called where the store renames them (a tail call, a helper function's own tail
+// call, an error on a later line) and through an alias of redis.call (the shadowed prelude).
+constexpr const char* kClockTailBadTtl =
+    "local x = 1\n"
+    "return redis.call('PEXPIRE', KEYS[1], 'soon')";
+constexpr const char* kClockHelper =
+    "local function bump(k)\n"
+    "  redis.call('PEXPIRE', k, 2000)\n"
+    "  return redis.call('PTTL', k)\n"
+    "end\n"
+    "local t = bump(KEYS[1])\n"
+    "return {t, redis.call('EXPIRE', KEYS[1], 'x')}";
+constexpr const char* kClockAlias =
+    "local call = redis.call\n"
+    "call('PEXPIRE', KEYS[1], 5000)\n"
+    "return {call('PTTL', KEYS[1]), redis.pcall('INCR', KEYS[1])['err']}";
 constexpr const char* kGcra =
     "local now_us = tonumber(ARGV[1])\n"
     "local tat = tonumber(redis.call('GET', KEYS[1]) or ARGV[1])\n"
@@ -218,6 +234,9 @@ const std::vector<ConformanceStep>& conformance_corpus() {
     now({"HSET", "h2", "f", "1"});
     now(eval(kClockTailError, {"h2"}, {}));
     now(eval(kClockPcall, {"h2"}, {}));
+    now(eval(kClockTailBadTtl, {"h2"}, {}));
+    now(eval(kClockHelper, {"h2"}, {}));
+    now(eval(kClockAlias, {"h2"}, {}));
     now(eval(kGcra, {"tat"}, {std::to_string(kEpochUnixUs + 137'500'000)}));
     at(137'550, eval(kGcra, {"tat"}, {std::to_string(kEpochUnixUs + 137'550'000)}));
     at(400'000, eval(kGcra, {"tat"}, {std::to_string(kEpochUnixUs + 400'000'000)}));

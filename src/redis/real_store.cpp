@@ -13,6 +13,7 @@
 #include "core/check.h"
 #include "core/sha1.h"
 #include "redis/cluster_slots.h"
+#include "redis/script_wrap.h"
 
 namespace rlsim {
 
@@ -58,76 +59,6 @@ Keys keys_of(const std::string& name) {
   }();
   const auto it = table.find(name);
   return it == table.end() ? Keys::kUnknown : it->second;
-}
-
-// The prelude every script runs on the server, on its first line so that line numbers in error
-// messages stay the script's own. It takes the two arguments the store appends to ARGV (the
-// virtual clock mapped to the server's expiry scale, and the offset of that mapping), so the
-// script sees its own ARGV, and deletes every KEYS entry whose virtual expiry has passed: lazy
-// expiry on the virtual clock.
-constexpr const char* kSweepPrelude =
-    "local __rlo=tonumber(table.remove(ARGV)) local __rlt=tonumber(table.remove(ARGV)) "
-    "for __rli=1,#KEYS do local __rle=redis.call('PEXPIRETIME',KEYS[__rli]) "
-    "if __rle>=0 and __rle<=__rlt then redis.call('DEL',KEYS[__rli]) end end ";
-
-// For scripts that set or read TTLs or read TIME: `redis` is shadowed so that those commands
-// use the virtual clock as the store does for plain commands. redis.call is a coroutine.wrap
-// function, a C function: an error it raises carries the caller's position (even from a tail
-// call, which drops a Lua caller's frame) and Redis's error handler names the caller's line, so
-// the store can restore the exact message Redis gives without the prelude (the marker finds it).
-constexpr const char* kClockPrelude =
-    "local __rlr=redis "
-    "local function __rln(v) local n=tonumber(v) if n==nil or n<=0 or n>=1e16 or n~=math.floor(n) "
-    "then return nil end if type(v)=='string' and not string.find(v,'^[1-9]%d*$') then return nil "
-    "end return n end "
-    "local function __rlx(...) local a={...} local n=select('#',...) local f=__rlr.pcall "
-    "local c=type(a[1])=='string' and string.upper(a[1]) or '' local now=__rlt-__rlo "
-    "if c=='TIME' and n==1 then return {string.format('%.0f',math.floor(now/1e6)),"
-    "string.format('%.0f',now%1e6)} end "
-    "if (c=='TTL' or c=='PTTL') and n==2 then local r=f('PEXPIRETIME',a[2]) "
-    "if type(r)~='number' or r<0 then return r end local u=(c=='TTL') and 1e6 or 1e3 "
-    "return math.floor((r-__rlt+u/2)/u) end "
-    "local at,pn,pv,nn=nil,0,0,nil "
-    "if n>=3 and (c=='EXPIRE' or c=='PEXPIRE' or c=='EXPIREAT' or c=='PEXPIREAT') then "
-    "local v=__rln(a[3]) if v then at=v*((c=='EXPIRE' or c=='EXPIREAT') and 1e6 or 1e3) "
-    "if c=='EXPIRE' or c=='PEXPIRE' then at=at+now end pn,pv,nn=1,3,'PEXPIREAT' end "
-    "elseif c=='SET' then local k,i=0,0 for j=4,n do local o=type(a[j])=='string' and "
-    "string.upper(a[j]) or '' if o=='EX' or o=='PX' or o=='EXAT' or o=='PXAT' then k=k+1 i=j end "
-    "end if k==1 and i<n then local o=string.upper(a[i]) local v=__rln(a[i+1]) if v then "
-    "at=v*((o=='EX' or o=='EXAT') and 1e6 or 1e3) if o=='EX' or o=='PX' then at=at+now end "
-    "pn,pv,nn=i,i+1,'PXAT' end end end "
-    "if at and at>now and at+__rlo<9e15 then a[pn]=nn a[pv]=string.format('%.0f',at+__rlo) end "
-    "return f(unpack(a,1,n)) end "
-    "local function __rlp(...) return {n=select('#',...),...} end "
-    "local __rlc,__rld "
-    "local function __rlm() __rld=false __rlc=coroutine.wrap(function(...) local a=__rlp(...) "
-    "while true do local r=__rlx(unpack(a,1,a.n)) if type(r)=='table' and r.err then __rld=true "
-    "error('\\001rlsim\\001'..r.err,0) end a=__rlp(coroutine.yield(r)) end end) end "
-    "__rlm() "
-    "local redis=setmetatable({pcall=__rlx},{__index=function(_,k) if k=='call' then "
-    "if __rld then __rlm() end return __rlc end return __rlr[k] end}) ";
-
-constexpr std::string_view kMarker = "\001rlsim\001";
-
-// Whether a script may set or read a TTL or read TIME (command names are matched in its text; a
-// script that builds them at run time is not seen).
-bool needs_clock(const std::string& text) {
-  const std::string l = lower(text);
-  for (const char* word : {"expire", "ttl", "time", "'set'", "\"set\""})
-    if (l.find(word) != std::string::npos) return true;
-  return false;
-}
-
-std::string wrap_script(const std::string& text) {
-  std::string prelude = kSweepPrelude;
-  if (needs_clock(text)) prelude += kClockPrelude;
-  // A shebang line must stay first: the prelude goes on the next line.
-  if (text.starts_with("#!")) {
-    const std::size_t eol = text.find('\n');
-    if (eol == std::string::npos) return text;
-    return text.substr(0, eol + 1) + prelude + text.substr(eol + 1);
-  }
-  return prelude + text;
 }
 
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
@@ -312,7 +243,7 @@ RealStore::Script& RealStore::register_script(const std::string& text) {
   if (!slot) {
     slot = std::make_unique<Script>();
     slot->sha = sha;
-    slot->wrapped = wrap_script(text);
+    slot->wrapped = wrap_script(text).text;
     slot->wrapped_sha = sha1_hex(slot->wrapped);
   }
   return *slot;
@@ -609,7 +540,7 @@ void RealStore::finish_reply(Batch& batch, Op& op) {
   replace_all(text, script.wrapped_sha, script.sha);
   // An error raised by redis.call in a shadowed script: "ERR [user_script:N: ]<marker><error>
   // script: <sha>, on @user_script:M." back to "<error> script: <sha>, on @user_script:N.".
-  const std::size_t marker = text.find(kMarker);
+  const std::size_t marker = text.find(kScriptErrorMarker);
   if (marker == std::string::npos) return;
   std::string line;
   const std::string_view head = std::string_view(text).substr(0, marker);
@@ -617,7 +548,7 @@ void RealStore::finish_reply(Batch& batch, Op& op) {
     const std::string_view rest = head.substr(at + 12);
     line = std::string(rest.substr(0, rest.find(':')));
   }
-  std::string body = text.substr(marker + kMarker.size());
+  std::string body = text.substr(marker + kScriptErrorMarker.size());
   if (!line.empty()) {
     const std::size_t on = body.rfind(", on @user_script:");
     if (on != std::string::npos) body = body.substr(0, on) + ", on @user_script:" + line + ".";

@@ -1,0 +1,314 @@
+#include "redis/script_wrap.h"
+
+#include <algorithm>
+#include <cctype>
+#include <lua.hpp>
+#include <optional>
+#include <vector>
+
+namespace rlsim {
+
+// The two appended arguments are taken off ARGV with plain table operations: table.remove and a
+// tonumber per argument cost about as much as the fixed-window script itself (callgrind on
+// redis-server, docs/performance.md). The offset stays a string until a clock command needs it.
+const char* const kSweepPrelude =
+    "local __rlk=#ARGV local __rlo=ARGV[__rlk] local __rlt=tonumber(ARGV[__rlk-1]) "
+    "ARGV[__rlk]=nil ARGV[__rlk-1]=nil "
+    "for __rli=1,#KEYS do local __rle=redis.call('PEXPIRETIME',KEYS[__rli]) "
+    "if __rle>=0 and __rle<=__rlt then redis.call('DEL',KEYS[__rli]) end end ";
+
+namespace {
+
+// kRewritten: __rlX(raise, command, ...) runs one redis command with its TTL mapped to the virtual
+// clock (TIME answered from it, TTL / PTTL read back in virtual time) through redis.pcall, and
+// when `raise` is 1 raises an error reply with error level 2: the message then carries the
+// position of the line that called it, which is the line Redis names for its own redis.call (the
+// store moves it into place). The rewrite makes sure the call is never a tail call (a tail call
+// would drop that line). Created once per invocation; its helpers only when it runs.
+constexpr const char* kClockFunction =
+    "local function __rlX(__rlz,...) local o=tonumber(__rlo) local now=__rlt-o "
+    "local function nrm(v) local x=tonumber(v) if x==nil or x<=0 or x>=1e16 or x~=math.floor(x) "
+    "then return nil end if type(v)=='string' and not string.find(v,'^[1-9]%d*$') then return nil "
+    "end return x end "
+    "local a={...} local n=select('#',...) local f=redis.pcall "
+    "local c=type(a[1])=='string' and string.upper(a[1]) or '' local r "
+    "if c=='TIME' and n==1 then r={string.format('%.0f',math.floor(now/1e6)),"
+    "string.format('%.0f',now%1e6)} "
+    "elseif (c=='TTL' or c=='PTTL') and n==2 then r=f('PEXPIRETIME',a[2]) "
+    "if type(r)=='number' and r>=0 then local u=(c=='TTL') and 1e6 or 1e3 "
+    "r=math.floor((r-__rlt+u/2)/u) end "
+    "else local at,pn,pv,nn=nil,0,0,nil "
+    "if n>=3 and (c=='EXPIRE' or c=='PEXPIRE' or c=='EXPIREAT' or c=='PEXPIREAT') then "
+    "local v=nrm(a[3]) if v then at=v*((c=='EXPIRE' or c=='EXPIREAT') and 1e6 or 1e3) "
+    "if c=='EXPIRE' or c=='PEXPIRE' then at=at+now end pn,pv,nn=1,3,'PEXPIREAT' end "
+    "elseif c=='SET' then local k,i=0,0 for j=4,n do local p=type(a[j])=='string' and "
+    "string.upper(a[j]) or '' if p=='EX' or p=='PX' or p=='EXAT' or p=='PXAT' then k=k+1 i=j end "
+    "end if k==1 and i<n then local p=string.upper(a[i]) local v=nrm(a[i+1]) if v then "
+    "at=v*((p=='EX' or p=='EXAT') and 1e6 or 1e3) if p=='EX' or p=='PX' then at=at+now end "
+    "pn,pv,nn=i,i+1,'PXAT' end end end "
+    "if at and at>now and at+o<9e15 then a[pn]=nn a[pv]=string.format('%.0f',at+o) end "
+    "r=f(unpack(a,1,n)) end "
+    "if __rlz==1 and type(r)=='table' and r.err then error('\\001rlsim\\001'..r.err,2) end "
+    "return r end ";
+
+// kShadowed: `redis` is shadowed so that TTL commands use the virtual clock as the store does for
+// plain commands. redis.call is a coroutine.wrap function, a C function: an error it raises
+// carries the caller's position (even from a tail call, which drops a Lua caller's frame) and
+// Redis's error handler names the caller's line, so the store can restore the exact message Redis
+// gives without the prelude (the marker finds it).
+constexpr const char* kClockPrelude =
+    "__rlo=tonumber(__rlo) local __rlr=redis "
+    "local function __rln(v) local n=tonumber(v) if n==nil or n<=0 or n>=1e16 or n~=math.floor(n) "
+    "then return nil end if type(v)=='string' and not string.find(v,'^[1-9]%d*$') then return nil "
+    "end return n end "
+    "local function __rlx(...) local a={...} local n=select('#',...) local f=__rlr.pcall "
+    "local c=type(a[1])=='string' and string.upper(a[1]) or '' local now=__rlt-__rlo "
+    "if c=='TIME' and n==1 then return {string.format('%.0f',math.floor(now/1e6)),"
+    "string.format('%.0f',now%1e6)} end "
+    "if (c=='TTL' or c=='PTTL') and n==2 then local r=f('PEXPIRETIME',a[2]) "
+    "if type(r)~='number' or r<0 then return r end local u=(c=='TTL') and 1e6 or 1e3 "
+    "return math.floor((r-__rlt+u/2)/u) end "
+    "local at,pn,pv,nn=nil,0,0,nil "
+    "if n>=3 and (c=='EXPIRE' or c=='PEXPIRE' or c=='EXPIREAT' or c=='PEXPIREAT') then "
+    "local v=__rln(a[3]) if v then at=v*((c=='EXPIRE' or c=='EXPIREAT') and 1e6 or 1e3) "
+    "if c=='EXPIRE' or c=='PEXPIRE' then at=at+now end pn,pv,nn=1,3,'PEXPIREAT' end "
+    "elseif c=='SET' then local k,i=0,0 for j=4,n do local o=type(a[j])=='string' and "
+    "string.upper(a[j]) or '' if o=='EX' or o=='PX' or o=='EXAT' or o=='PXAT' then k=k+1 i=j end "
+    "end if k==1 and i<n then local o=string.upper(a[i]) local v=__rln(a[i+1]) if v then "
+    "at=v*((o=='EX' or o=='EXAT') and 1e6 or 1e3) if o=='EX' or o=='PX' then at=at+now end "
+    "pn,pv,nn=i,i+1,'PXAT' end end end "
+    "if at and at>now and at+__rlo<9e15 then a[pn]=nn a[pv]=string.format('%.0f',at+__rlo) end "
+    "return f(unpack(a,1,n)) end "
+    "local function __rlp(...) return {n=select('#',...),...} end "
+    "local __rlc,__rld "
+    "local function __rlm() __rld=false __rlc=coroutine.wrap(function(...) local a=__rlp(...) "
+    "while true do local r=__rlx(unpack(a,1,a.n)) if type(r)=='table' and r.err then __rld=true "
+    "error('\\001rlsim\\001'..r.err,0) end a=__rlp(coroutine.yield(r)) end end) end "
+    "__rlm() "
+    "local redis=setmetatable({pcall=__rlx},{__index=function(_,k) if k=='call' then "
+    "if __rld then __rlm() end return __rlc end return __rlr[k] end}) ";
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// ---- a Lua 5.1 tokenizer, enough to find `redis.call('NAME', ...)` ------------------------------
+
+struct Token {
+  enum class Kind : std::uint8_t { kName, kString, kNumber, kSymbol };
+  Kind kind;
+  std::size_t begin;
+  std::size_t end;
+};
+
+// The level of a long bracket starting at `at` ("[[" is 0, "[==[" is 2), or -1.
+int long_bracket(const std::string& s, std::size_t at) {
+  if (at >= s.size() || s[at] != '[') return -1;
+  std::size_t i = at + 1;
+  while (i < s.size() && s[i] == '=') ++i;
+  return i < s.size() && s[i] == '[' ? static_cast<int>(i - at - 1) : -1;
+}
+
+// The end of the long bracket of `level` opened at `at`, or npos.
+std::size_t long_bracket_end(const std::string& s, std::size_t at, int level) {
+  const std::string close = "]" + std::string(static_cast<std::size_t>(level), '=') + "]";
+  const std::size_t found = s.find(close, at + 2 + static_cast<std::size_t>(level));
+  return found == std::string::npos ? found : found + close.size();
+}
+
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+// Tokens of `s`, without comments; nullopt when it does not tokenize (the caller then does not
+// rewrite, and the server gives its own compile error).
+std::optional<std::vector<Token>> tokenize(const std::string& s) {
+  std::vector<Token> tokens;
+  std::size_t i = 0;
+  const std::size_t n = s.size();
+  while (i < n) {
+    const char c = s[i];
+    if (std::isspace(static_cast<unsigned char>(c)) != 0) {
+      ++i;
+    } else if (c == '-' && i + 1 < n && s[i + 1] == '-') {
+      const int level = long_bracket(s, i + 2);
+      if (level >= 0) {
+        const std::size_t end = long_bracket_end(s, i + 2, level);
+        if (end == std::string::npos) return std::nullopt;
+        i = end;
+      } else {
+        const std::size_t eol = s.find('\n', i);
+        i = eol == std::string::npos ? n : eol + 1;
+      }
+    } else if (std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_') {
+      const std::size_t begin = i;
+      while (i < n && is_name_char(s[i])) ++i;
+      tokens.push_back({Token::Kind::kName, begin, i});
+    } else if (std::isdigit(static_cast<unsigned char>(c)) != 0 ||
+               (c == '.' && i + 1 < n && std::isdigit(static_cast<unsigned char>(s[i + 1])) != 0)) {
+      // As Lua 5.1's read_numeral: digits and dots, an optional exponent sign, then name chars.
+      const std::size_t begin = i;
+      while (i < n && (std::isdigit(static_cast<unsigned char>(s[i])) != 0 || s[i] == '.')) ++i;
+      if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
+      }
+      while (i < n && is_name_char(s[i])) ++i;
+      tokens.push_back({Token::Kind::kNumber, begin, i});
+    } else if (c == '\'' || c == '"') {
+      const std::size_t begin = i++;
+      while (i < n && s[i] != c) {
+        if (s[i] == '\n') return std::nullopt;
+        i += s[i] == '\\' ? 2 : 1;
+      }
+      if (i >= n) return std::nullopt;
+      ++i;
+      tokens.push_back({Token::Kind::kString, begin, i});
+    } else if (const int level = long_bracket(s, i); level >= 0) {
+      const std::size_t end = long_bracket_end(s, i, level);
+      if (end == std::string::npos) return std::nullopt;
+      tokens.push_back({Token::Kind::kString, i, end});
+      i = end;
+    } else {
+      std::size_t len = 1;
+      if (s.compare(i, 3, "...") == 0) {
+        len = 3;
+      } else if (i + 1 < n && (s.compare(i, 2, "..") == 0 || s.compare(i, 2, "==") == 0 ||
+                               s.compare(i, 2, "~=") == 0 || s.compare(i, 2, "<=") == 0 ||
+                               s.compare(i, 2, ">=") == 0)) {
+        len = 2;
+      }
+      tokens.push_back({Token::Kind::kSymbol, i, i + len});
+      i += len;
+    }
+  }
+  return tokens;
+}
+
+bool compiles(const std::string& text) {
+  lua_State* state = luaL_newstate();
+  if (state == nullptr) return false;
+  const bool ok = luaL_loadbuffer(state, text.data(), text.size(), "@user_script") == 0;
+  lua_close(state);
+  return ok;
+}
+
+// Whether a quoted command name can go straight to Redis: letters only (no escapes) and not one of
+// the commands the clock maps. Anything else goes through __rlX, which handles any command.
+bool plain_command(std::string_view quoted) {
+  if (quoted.size() < 3 || (quoted.front() != '\'' && quoted.front() != '"')) return false;
+  const std::string_view name = quoted.substr(1, quoted.size() - 2);
+  if (!std::all_of(name.begin(), name.end(),
+                   [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }))
+    return false;
+  const std::string l = lower(name);
+  for (const char* clock :
+       {"expire", "pexpire", "expireat", "pexpireat", "set", "ttl", "pttl", "time"})
+    if (l == clock) return false;
+  return true;
+}
+
+struct Edit {
+  std::size_t begin;
+  std::size_t end;
+  std::string text;
+};
+
+// The kRewritten form of `text` (without the prelude), or nullopt when `redis` is used in a way the
+// rewrite does not cover. `clock_calls` counts the calls renamed to __rlX.
+std::optional<std::string> rewrite_calls(const std::string& text, int& clock_calls) {
+  const auto tokens = tokenize(text);
+  if (!tokens) return std::nullopt;
+  const auto is = [&](std::size_t k, std::string_view word) {
+    return k < tokens->size() &&
+           std::string_view(text).substr((*tokens)[k].begin,
+                                         (*tokens)[k].end - (*tokens)[k].begin) == word;
+  };
+  std::vector<Edit> edits;
+  clock_calls = 0;
+  for (std::size_t k = 0; k < tokens->size(); ++k) {
+    const Token& t = (*tokens)[k];
+    if (t.kind != Token::Kind::kName || !is(k, "redis")) continue;
+    if (k > 0 && (is(k - 1, ".") || is(k - 1, ":"))) continue;  // a field named redis
+    if (!is(k + 1, ".") || k + 2 >= tokens->size() || (*tokens)[k + 2].kind != Token::Kind::kName)
+      return std::nullopt;  // `redis` itself used as a value, or assigned
+    const bool call = is(k + 2, "call");
+    const bool pcall = is(k + 2, "pcall");
+    if (!call && !pcall) {
+      if (is(k + 3, "=")) return std::nullopt;  // a field of redis assigned
+      continue;                                 // redis.sha1hex(...), redis.LOG_WARNING, ...
+    }
+    // Only `redis.call(<string literal>, ...)` or `redis.call(<string literal>)`.
+    if (!is(k + 3, "(") || k + 5 >= tokens->size() ||
+        (*tokens)[k + 4].kind != Token::Kind::kString || !(is(k + 5, ",") || is(k + 5, ")")))
+      return std::nullopt;
+    const Token& name = (*tokens)[k + 4];
+    if (plain_command(std::string_view(text).substr(name.begin, name.end - name.begin))) continue;
+    ++clock_calls;
+    const bool tail = k > 0 && is(k - 1, "return");
+    edits.push_back({t.begin, (*tokens)[k + 3].end,
+                     std::string(tail ? "(" : "") + (call ? "__rlX(1," : "__rlX(0,")});
+    if (tail) {
+      // `return (__rlX(...))`: one value, as redis.call returns, and not a tail call.
+      int depth = 0;
+      std::size_t close = k + 3;
+      for (; close < tokens->size(); ++close) {
+        if (is(close, "(")) ++depth;
+        if (is(close, ")") && --depth == 0) break;
+      }
+      if (close >= tokens->size()) return std::nullopt;
+      edits.push_back({(*tokens)[close].end, (*tokens)[close].end, ")"});
+    }
+  }
+  std::sort(edits.begin(), edits.end(),
+            [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
+  std::string out;
+  out.reserve(text.size() + edits.size() * 8);
+  std::size_t at = 0;
+  for (const Edit& edit : edits) {
+    out.append(text, at, edit.begin - at);
+    out += edit.text;
+    at = edit.end;
+  }
+  out.append(text, at, std::string::npos);
+  return out;
+}
+
+std::string with_prelude(const std::string& text, const std::string& prelude) {
+  // A shebang line must stay first: the prelude goes on the next line.
+  if (text.starts_with("#!")) {
+    const std::size_t eol = text.find('\n');
+    if (eol == std::string::npos) return text;
+    return text.substr(0, eol + 1) + prelude + text.substr(eol + 1);
+  }
+  return prelude + text;
+}
+
+}  // namespace
+
+bool script_needs_clock(const std::string& text) {
+  const std::string l = lower(text);
+  for (const char* word : {"expire", "ttl", "time", "'set'", "\"set\""})
+    if (l.find(word) != std::string::npos) return true;
+  return false;
+}
+
+WrappedScript wrap_script(const std::string& text) {
+  if (!script_needs_clock(text)) return {with_prelude(text, kSweepPrelude), ScriptWrap::kSweep};
+  // A shebang line is not Lua: Redis 7 reads it as flags. Rewrite what follows it only.
+  const std::size_t body_at = text.starts_with("#!") ? text.find('\n') : 0;
+  if (body_at != std::string::npos) {
+    const std::string body = text.substr(body_at == 0 ? 0 : body_at + 1);
+    int clock_calls = 0;
+    const auto rewritten = compiles(body) ? rewrite_calls(body, clock_calls) : std::nullopt;
+    if (rewritten) {
+      const std::string head = body_at == 0 ? "" : text.substr(0, body_at + 1);
+      if (clock_calls == 0) return {head + kSweepPrelude + *rewritten, ScriptWrap::kSweep};
+      std::string out = head + kSweepPrelude + kClockFunction + *rewritten;
+      if (compiles(out.substr(head.size()))) return {std::move(out), ScriptWrap::kRewritten};
+    }
+  }
+  return {with_prelude(text, std::string(kSweepPrelude) + kClockPrelude), ScriptWrap::kShadowed};
+}
+
+}  // namespace rlsim
