@@ -300,3 +300,21 @@ TEST_CASE("real cluster: unreachable seeds exit 5, a reachable one is enough, ba
   CHECK(parsed->at(1).password == "pw");  // every node takes the first seed's credentials
   CHECK(ClusterWire(*parsed).describe() == "Redis Cluster at h:1,h2:2");
 }
+
+TEST_CASE(
+    "real cluster: RLSIM_REDIS_IO_TIMEOUT_MS bounds the wait for a node that stops answering") {
+  const std::string seeds = cluster_seeds();
+  if (seeds.empty()) return;
+  auto store = make_real_cluster_store(seeds, false, 300);
+  const std::string key = "paused";
+  const std::string owner = cluster_of(*store).owner_of(key_hash_slot(key));
+  CHECK(store->run({"SET", key, "1"}, kT0).text == "OK");
+  // The key's node holds every client's commands for 1.5 s: the call fails after 300 ms, with
+  // the reason, and the run goes on (the backend counts the failure).
+  Node(owner).run({"CLIENT", "PAUSE", "1500", "ALL"});
+  const Reply reply = store->run({"GET", key}, kT0);
+  CHECK(reply.is_error());
+  CHECK(reply.text.find(owner + ": no reply within 300 ms") != std::string::npos);
+  CHECK(store->backend_failure().find("no reply within 300 ms") != std::string::npos);
+  Node(owner).run({"CLIENT", "UNPAUSE"});
+}

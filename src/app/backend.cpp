@@ -12,23 +12,31 @@
 
 namespace rlsim {
 
+namespace {
+// RLSIM_REDIS_IO_TIMEOUT_MS, for --redis and --redis-cluster alike.
+int io_timeout_ms() {
+  int ms = RealStoreOptions{}.io_timeout_ms;
+  if (const char* text = std::getenv("RLSIM_REDIS_IO_TIMEOUT_MS"); text != nullptr) {
+    const std::string_view value(text);
+    const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), ms);
+    if (ec != std::errc() || ptr != value.data() + value.size() || ms < 1 || ms > 3'600'000)
+      throw RunError("RLSIM_REDIS_IO_TIMEOUT_MS: expected milliseconds from 1 to 3600000",
+                     exit_code::kBadInput);
+  }
+  return ms;
+}
+}  // namespace
+
 std::unique_ptr<DataStore> make_store(const Scenario& scenario) {
   if (!scenario.redis.cluster_url.empty())
-    return make_cluster_store(scenario.redis.cluster_url, scenario.redis.keep_keys);
+    return make_cluster_store(scenario.redis.cluster_url, scenario.redis.keep_keys,
+                              io_timeout_ms());
   if (scenario.redis.url.empty()) return std::make_unique<MockStore>();
   std::string error;
   const auto url = parse_redis_url(scenario.redis.url, error);
   if (!url) throw RunError(error, exit_code::kBadInput);
   RealStoreOptions options{*url, scenario.redis.keep_keys};
-  if (const char* text = std::getenv("RLSIM_REDIS_IO_TIMEOUT_MS"); text != nullptr) {
-    const std::string_view value(text);
-    int ms = 0;
-    const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), ms);
-    if (ec != std::errc() || ptr != value.data() + value.size() || ms < 1 || ms > 3'600'000)
-      throw RunError("RLSIM_REDIS_IO_TIMEOUT_MS: expected milliseconds from 1 to 3600000",
-                     exit_code::kBadInput);
-    options.io_timeout_ms = ms;
-  }
+  options.io_timeout_ms = io_timeout_ms();
   try {
     return std::make_unique<RealStore>(options);
   } catch (const RedisUnreachable& e) {

@@ -9,9 +9,10 @@
 
 namespace rlsim {
 
-std::unique_ptr<RealStore> make_cluster_store(const std::string& seeds, bool keep_keys) {
+std::unique_ptr<RealStore> make_cluster_store(const std::string& seeds, bool keep_keys,
+                                              int io_timeout_ms) {
   try {
-    return make_real_cluster_store(seeds, keep_keys);
+    return make_real_cluster_store(seeds, keep_keys, io_timeout_ms);
   } catch (const std::invalid_argument& e) {
     throw RunError(e.what(), exit_code::kBadInput);
   } catch (const RedisUnreachable& e) {

@@ -14,7 +14,9 @@ namespace rlsim {
 
 // A RealStore over the cluster at `seeds` ("host:port[,host:port...]"). Throws RunError:
 // kBadInput for malformed seeds, kRedisUnavailable when no seed answers or a master is unreachable.
-std::unique_ptr<RealStore> make_cluster_store(const std::string& seeds, bool keep_keys);
+// `io_timeout_ms`: how long any node may take to answer (RLSIM_REDIS_IO_TIMEOUT_MS).
+std::unique_ptr<RealStore> make_cluster_store(const std::string& seeds, bool keep_keys,
+                                              int io_timeout_ms = 10'000);
 
 // The simulated nodes of a real cluster run: one RedisServer per master, each with the timing of
 // `redis` (as the embedded cluster's nodes), laid out by the real cluster's slot map, all sharing

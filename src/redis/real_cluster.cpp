@@ -311,7 +311,7 @@ bool ClusterWire::read_one(Node& node, std::string& error) {
   }
   redisReply* raw = nullptr;
   if (redisGetReply(node.context, reinterpret_cast<void**>(&raw)) != REDIS_OK || raw == nullptr) {
-    error = node.address + ": " + node.context->errstr;
+    error = node.address + ": " + io_error_text(node.context, seeds_.front().io_timeout_ms);
     return false;
   }
   Entry* entry = node.pending.front();
@@ -357,7 +357,8 @@ bool ClusterWire::read(Reply& reply, std::string& error) {
       int done = 0;
       while (!done)
         if (redisBufferWrite(node->context, &done) != REDIS_OK) {
-          error_ = error = node->address + ": " + node->context->errstr;
+          error_ = error =
+              node->address + ": " + io_error_text(node->context, seeds_.front().io_timeout_ms);
           return false;
         }
     }
@@ -376,7 +377,7 @@ bool ClusterWire::read(Reply& reply, std::string& error) {
 bool ClusterWire::flush_if_large(std::string& error) {
   for (auto& node : nodes_)
     if (node->context != nullptr && !flush_large_buffer(node->context)) {
-      error = node->address + ": " + node->context->errstr;
+      error = node->address + ": " + io_error_text(node->context, seeds_.front().io_timeout_ms);
       return false;
     }
   return true;
@@ -423,11 +424,15 @@ void ClusterWire::set_owner(int slot, const std::string& address) {
       node_index(address.substr(0, colon), std::stoi(address.substr(colon + 1)));
 }
 
-std::unique_ptr<RealStore> make_real_cluster_store(const std::string& seeds, bool keep_keys) {
+std::unique_ptr<RealStore> make_real_cluster_store(const std::string& seeds, bool keep_keys,
+                                                   int io_timeout_ms) {
   std::string error;
   auto parsed = parse_cluster_seeds(seeds, error);
   if (!parsed) throw std::invalid_argument(error);
+  // Every node connection is opened with the first seed's settings (ClusterWire::connect_node).
+  for (RedisUrl& seed : *parsed) seed.io_timeout_ms = io_timeout_ms;
   RealStoreOptions options;
+  options.io_timeout_ms = io_timeout_ms;
   options.url = parsed->front();
   options.keep_keys = keep_keys;
   return std::make_unique<RealStore>(options, std::make_unique<ClusterWire>(std::move(*parsed)));

@@ -110,6 +110,9 @@ class ClusterWire final : public RedisWire {
 // A RealStore over the cluster at `seeds` ("host:port[,host:port...]"). Throws RedisUnreachable
 // when no seed answers CLUSTER SLOTS or a master cannot be reached, std::invalid_argument for
 // malformed seeds.
-std::unique_ptr<RealStore> make_real_cluster_store(const std::string& seeds, bool keep_keys);
+// Every node connection waits at most `io_timeout_ms` for a reply (or a write) before it counts as
+// failed, as RealStoreOptions::io_timeout_ms for one server.
+std::unique_ptr<RealStore> make_real_cluster_store(const std::string& seeds, bool keep_keys,
+                                                   int io_timeout_ms = 10'000);
 
 }  // namespace rlsim
