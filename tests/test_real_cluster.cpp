@@ -317,4 +317,47 @@ TEST_CASE(
   CHECK(reply.text.find(owner + ": no reply within 300 ms") != std::string::npos);
   CHECK(store->backend_failure().find("no reply within 300 ms") != std::string::npos);
   Node(owner).run({"CLIENT", "UNPAUSE"});
+  // The store gave up on the connection, so it cannot delete its key: the test does.
+  Node(owner).run({"DEL", store->key_prefix() + "{" + key + "}"});
+  CHECK(Node(owner).keys(store->key_prefix() + "*").empty());
+}
+
+TEST_CASE("real cluster: a command sent again after MOVED keeps its place before later calls") {
+  const std::string seeds = cluster_seeds();
+  if (seeds.empty()) return;
+  const auto nodes = masters(seeds);
+  REQUIRE(nodes.size() == 3);
+  auto store = make_real_cluster_store(seeds, false);
+  ClusterWire& wire = cluster_of(*store);
+  // Two keys of one owner on different slots, both deliberately routed to another node (so that
+  // reading the first key's replies at its owner does not read the second's MOVED on the way).
+  const std::string key = "order:k";
+  const int slot = key_hash_slot(key);
+  const std::string owner = wire.owner_of(slot);
+  std::string first;
+  for (int i = 0; first.empty(); ++i) {
+    const std::string candidate = "order:x" + std::to_string(i);
+    if (key_hash_slot(candidate) != slot && wire.owner_of(key_hash_slot(candidate)) == owner)
+      first = candidate;
+  }
+  const std::string wrong = owner == nodes[0] ? nodes[1] : nodes[0];
+  wire.set_owner(key_hash_slot(first), wrong);
+  wire.set_owner(slot, wrong);
+  const auto one = [](Command command) { return std::vector<Command>{std::move(command)}; };
+  const std::uint64_t x = store->submit(one({"INCR", first}), kT0);
+  const std::uint64_t a = store->submit(one({"INCR", key}), kT0 + 1);
+  std::vector<Reply> replies;
+  store->collect(x, replies);  // its MOVED is read: the map will be read again
+  // Routed by the new map, straight to the owner; INCR (submitted first, still unread at the
+  // wrong node) must run before it.
+  const std::uint64_t b = store->submit(one({"SET", key, "100"}), kT0 + 2);
+  store->collect(a, replies);
+  store->collect(b, replies);
+  REQUIRE(replies.size() == 3);
+  CHECK(replies[0] == Reply::from_integer(1));
+  CHECK(replies[1] == Reply::from_integer(1));
+  CHECK(replies[2].text == "OK");
+  CHECK(store->run({"GET", key}, kT0 + 3) == Reply::bulk("100"));
+  CHECK(wire.moved() >= 4);  // both sweeps and both commands
+  store->delete_own_keys();
 }

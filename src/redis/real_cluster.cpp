@@ -260,10 +260,14 @@ void ClusterWire::send(int index, const Command& command, Entry* entry, bool ask
 void ClusterWire::append(const Command& command) {
   if (refresh_due_) {
     // A MOVED said the map changed: read it again before routing more (on failure the old map,
-    // corrected slot by slot by MOVED, stays).
+    // corrected slot by slot by MOVED, stays). First read every reply still due under the old
+    // map: a command that went to a node that no longer owns its slot is then sent again to the
+    // new owner now, ahead of any command routed by the new map, so two calls on one key still
+    // run in the order they were submitted.
+    std::string error;
+    if (error_.empty() && !drain(error)) error_ = error;
     refresh_due_ = false;
-    std::string ignored;
-    refresh_map(ignored);
+    refresh_map(error);
   }
   Entry& entry = entries_.emplace_back();
   entry.command = command;
