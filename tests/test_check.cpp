@@ -360,7 +360,7 @@ TEST_CASE("the first divergence names the first checkpoint interval that differs
   StrategyResult report = a;
   report.redis_commands = 5;
   CHECK(first_divergence(scenario, a, report) ==
-        "the same decisions, but the reports differ first at redis_commands");
+        "the same decisions, but the reports differ first at redis_commands (run 1: 0, run 2: 5)");
 }
 
 // ---------------------------------------------------------------------------------------------

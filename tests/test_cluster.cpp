@@ -118,6 +118,20 @@ TEST_CASE("cluster: keys spanning slots get CROSSSLOT and nothing runs") {
   CHECK(h.cluster.crossslot_errors(h.cluster.node_of_key("{user:1}")) >= 1);
 }
 
+TEST_CASE("cluster: a node that refuses a whole call with CROSSSLOT still sees the time pass") {
+  // A real node receiving a refused command still runs its clock (its keys expire on it), so the
+  // keys it counts at the end of a run match a real cluster's (rlsim conformance --redis-cluster).
+  Harness h(3);
+  const std::string key = h.key_on(0, "a");
+  h.run({{"SET", key, "1", "PX", "5"}});
+  CHECK(h.cluster.key_count() == 1);
+  // Only a cross-slot MGET reaches node 0 after the key's expiry.
+  const CallOutcome out = h.run({{"MGET", key, h.key_on(1, "b")}});
+  REQUIRE(out.replies.size() == 1);
+  CHECK(out.replies[0].text == "CROSSSLOT Keys in request don't hash to the same slot");
+  CHECK(h.cluster.key_count() == 0);
+}
+
 TEST_CASE("cluster: a hot key saturates its node only") {
   Harness h(3, RedisTiming{1000, 1000, 20, 50'000});
   const std::string hot = h.key_on(1);

@@ -49,3 +49,24 @@ TEST_CASE("a different seed gives different traffic") {
   const auto second = run_strategy(s, strategies[0], 2);
   CHECK(first.totals.offered != second.totals.offered);
 }
+
+TEST_CASE("a scenario cut short after loading runs as the shorter scenario does") {
+  // rlsim conformance --max-duration shortens a loaded scenario: its traffic must stop at the
+  // cut, not run on to the file's duration, so the run is the shorter scenario's exactly.
+  const auto text = [](const std::string& duration) {
+    return R"({"name": "c", "seed": 5, "duration": ")" + duration + R"(",
+      "limits": [{"name": "per_user", "key": "user", "limit": 20, "window": "10s"}],
+      "instances": {"count": 3},
+      "traffic": [{"name": "g", "users": 50, "rate": "5/s"}],
+      "strategies": ["redis_fixed_window"]})";
+  };
+  const Scenario shorter = parse_scenario(text("20s"), "t.json");
+  Scenario cut = parse_scenario(text("2m"), "t.json");
+  cut.duration_us = shorter.duration_us;
+  const auto strategies = resolve_strategies(shorter, "t.json");
+  const auto expected = run_strategy(shorter, strategies[0], shorter.seed);
+  const auto got = run_strategy(cut, strategies[0], cut.seed);
+  CHECK(got.totals.offered == expected.totals.offered);
+  CHECK(got.decision_digest == expected.decision_digest);
+  CHECK(got.redis_keys_at_end == expected.redis_keys_at_end);
+}

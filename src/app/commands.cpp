@@ -51,7 +51,8 @@ nlohmann::ordered_json strategy_report(const Scenario& scenario, std::uint64_t s
 
 namespace {
 
-// The path of the first value that differs between two JSON documents ("" when equal).
+// The path of the first value that differs between two JSON documents, with both values when
+// they are short scalars ("" when equal).
 std::string first_difference(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b,
                              const std::string& path) {
   if (a.type() != b.type()) return path.empty() ? "(the whole report)" : path;
@@ -71,7 +72,11 @@ std::string first_difference(const nlohmann::ordered_json& a, const nlohmann::or
     }
     return a.size() == b.size() ? "" : path;
   }
-  return a == b ? "" : path;
+  if (a == b) return "";
+  // Two scalars: name them too, so a reader sees how far apart the runs are.
+  std::string va = a.dump(), vb = b.dump();
+  if (va.size() > 80 || vb.size() > 80) return path;
+  return fmt::format("{} (run 1: {}, run 2: {})", path, va, vb);
 }
 
 double seconds(TimeUs us) { return static_cast<double>(us) / kUsPerS; }

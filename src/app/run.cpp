@@ -169,7 +169,11 @@ class StrategyRun final : public RequestSink, public EventTarget {
 
   void on_request(const Request& request) override {
     // After a fatal script error the run's numbers are void: stop deciding, let the queue drain.
-    if (!strategy_->fatal_error().empty() || request.arrival_us > stopped_at_us_) return;
+    // A loaded scenario's traffic ends by its duration; one cut shorter afterwards (conformance
+    // --max-duration) still has arrivals later, which the cut scenario does not have.
+    if (!strategy_->fatal_error().empty() || request.arrival_us > stopped_at_us_ ||
+        request.arrival_us >= scenario_.duration_us)
+      return;
     Pending* pending = allocate();
     pending->request = request;
     pending->ideal_admitted = oracle_.ideal_admits(request);

@@ -401,6 +401,10 @@ std::vector<std::string> ClusterWire::scan(const std::string& pattern) {
     if (node->context == nullptr) continue;
     for (std::string& key : scan_keys(node->context, pattern)) keys.push_back(std::move(key));
   }
+  // Two entries for one server (a seed and a redirection naming it differently) list its keys
+  // twice.
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <hiredis/sds.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string_view>
@@ -115,6 +116,10 @@ std::vector<std::string> scan_keys(redisContext* context, const std::string& pat
         keys.emplace_back(found->element[i]->str, found->element[i]->len);
     freeReplyObject(reply);
   } while (cursor != "0");
+  // SCAN may return a key more than once (while the server rehashes its keyspace): a key count
+  // built on it would then count keys twice.
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;
 }
 

@@ -42,8 +42,8 @@ class RedisWire {
   virtual bool read(Reply& reply, std::string& error) = 0;
   // Hands buffered commands to the kernel when much is buffered; false when that failed.
   virtual bool flush_if_large(std::string& error) = 0;
-  // Every key matching `pattern` (SCAN, never KEYS), on every server. REQUIRES: every appended
-  // command has been read.
+  // Every key matching `pattern` (SCAN, never KEYS), on every server, each once (sorted).
+  // REQUIRES: every appended command has been read.
   virtual std::vector<std::string> scan(const std::string& pattern) = 0;
   // Whether keys are spread over hash slots: a command (or a script) must then keep its keys in
   // one slot, so the store splits what it adds (lazy-expiry sweeps, cleanup) by slot.
@@ -59,7 +59,7 @@ void append_argv(redisContext* context, const Command& command);
 // `error` set on failure.
 redisContext* open_connection(const std::string& host, int port, const RedisUrl& url,
                               bool select_db, std::string& error);
-// SCAN MATCH `pattern` on one connection (with nothing pending on it).
+// SCAN MATCH `pattern` on one connection (with nothing pending on it): each key once, sorted.
 std::vector<std::string> scan_keys(redisContext* context, const std::string& pattern);
 // Flushes the output buffer when more than 64 KiB is waiting; false on a write error.
 bool flush_large_buffer(redisContext* context);
