@@ -68,4 +68,17 @@ inline Exit interrupt_rlsim(const CliDir& dir, std::vector<std::string> args,
   return result;
 }
 
+// A day of traffic (150 requests/s, 4 instances, redis_fixed_window then in_memory): seconds to
+// minutes of wall time per run, so SIGINT always comes in the middle of one (test_sigint,
+// test_sigint_grid).
+inline std::string long_scenario(const std::string& duration) {
+  return R"({"name": "long", "seed": 7, "duration": ")" + duration + R"(",
+  "limits": [{"name": "per_user", "key": "user", "limit": 100, "window": "1m"}],
+  "instances": {"count": 4},
+  "traffic": [{"name": "t", "users": 50, "rate": "3/s", "arrival": "poisson"}],
+  "redis": {"rtt": {"p50": "0.5ms", "p99": "2ms"}, "service_time": "5us", "timeout": "50ms"},
+  "strategies": ["redis_fixed_window", "in_memory"],
+  "expect": [{"strategy": "redis_fixed_window", "metric": "excess", "equals": 0}]})";
+}
+
 }  // namespace rlsim::testing

@@ -22,9 +22,12 @@ class StrategyHarness final : public EventTarget {
   // `limits` is the JSON text of the scenario's limits array's elements, `strategy` a strategy
   // entry. The round trip is `rtt_us` (fixed), the client timeout `timeout_us`; the server takes
   // no time per command. Instance i's clock runs `clock_offsets_us[i]` ahead of true time.
+  // `store`, when given, executes the commands instead of the harness's MockStore (a wrapper that
+  // hands back made-up replies).
   StrategyHarness(const std::string& limits, const std::string& strategy,
                   std::vector<DurationUs> clock_offsets_us = {0}, DurationUs rtt_us = 1000,
-                  DurationUs timeout_us = 50'000, const std::string& scenario_dir = ".")
+                  DurationUs timeout_us = 50'000, const std::string& scenario_dir = ".",
+                  DataStore* store = nullptr)
       : scenario_(parse_scenario(
             fmt::format(
                 R"({{"name": "t", "duration": "1h", "limits": [{}], "instances": {{"count": 1}},
@@ -33,7 +36,8 @@ class StrategyHarness final : public EventTarget {
                 limits, strategy),
             "t.json")),
         catalog_(scenario_),
-        server_(sim_, store_, RedisTiming{rtt_us, rtt_us, 0, timeout_us}, Rng(1, "network")) {
+        server_(sim_, store != nullptr ? *store : store_,
+                RedisTiming{rtt_us, rtt_us, 0, timeout_us}, Rng(1, "network")) {
     std::string field, error;
     const StrategyInfo* info = find_strategy(scenario_.strategies[0].name);
     auto params = resolve_params(*info, scenario_.strategies[0].params, field, error, scenario_dir);

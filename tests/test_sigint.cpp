@@ -16,22 +16,8 @@ using Catch::Contains;
 using rlsim::testing::CliDir;
 using rlsim::testing::Exit;
 using rlsim::testing::interrupt_rlsim;
+using rlsim::testing::long_scenario;
 using rlsim::testing::read_text_file;
-
-namespace {
-
-// A day of traffic: minutes of wall time, so SIGINT always comes in the middle of it.
-std::string long_scenario(const std::string& duration) {
-  return R"({"name": "long", "seed": 7, "duration": ")" + duration + R"(",
-  "limits": [{"name": "per_user", "key": "user", "limit": 100, "window": "1m"}],
-  "instances": {"count": 4},
-  "traffic": [{"name": "t", "users": 50, "rate": "3/s", "arrival": "poisson"}],
-  "redis": {"rtt": {"p50": "0.5ms", "p99": "2ms"}, "service_time": "5us", "timeout": "50ms"},
-  "strategies": ["redis_fixed_window", "in_memory"],
-  "expect": [{"strategy": "redis_fixed_window", "metric": "excess", "equals": 0}]})";
-}
-
-}  // namespace
 
 TEST_CASE("SIGINT stops rlsim run: exit 130 and a readable report marked partial") {
   const CliDir dir("sigint", long_scenario("24h"));

@@ -9,6 +9,7 @@ constexpr int kBadInput = 2;     // bad scenario, unknown strategy, bad command 
 constexpr int kOutputError = 3;  // the report (or JUnit file) could not be written
 constexpr int kScriptError = 4;  // a Lua script failed to compile or exceeded its budget
 constexpr int kRedisUnavailable = 5;  // a real Redis (--redis) could not be used at the start
-constexpr int kInterrupted = 130;  // SIGINT: `run` wrote a partial report, `check` gave no verdict
-                                   // (128 + SIGINT, what a shell reports for a process it killed)
+constexpr int kInterrupted =
+    130;  // SIGINT: `run` or `sweep` wrote a partial report, `check` gave no verdict
+          // (128 + SIGINT, what a shell reports for a process it killed)
 }  // namespace rlsim::exit_code

@@ -29,6 +29,10 @@ class InterruptWatch {
   std::unique_ptr<Impl> impl_;
 };
 
+// Called on the watch's thread right before a second SIGINT exits (restores a terminal that live
+// mode put in raw mode); nullptr: none. At most one at a time.
+void set_hard_exit_hook(void (*hook)());
+
 // True once a SIGINT reached the live InterruptWatch (or request_stop was called).
 bool stop_requested();
 // Sets the stop flag as a first SIGINT would (tests; and the flag is cleared by a new watch).
@@ -38,14 +42,20 @@ void request_stop();
 // left at a slice's end) when a stop was requested.
 bool advance_interruptible(StrategySession& session, TimeUs until_us);
 
+// Advances every session to `until_us` together, in slices of virtual time, checking the stop flag
+// between slices when an InterruptWatch is live (`rlsim run --live`: the strategies stay in
+// lockstep, so a stop cuts them all at the same virtual time). False when a stop was requested.
+bool advance_all_interruptible(const std::vector<StrategySession*>& sessions, TimeUs until_us);
+
 // Runs the session to the end as finish() does, in slices of virtual time, checking the stop flag
 // between slices when an InterruptWatch is live (no slicing otherwise); on a stop, returns
 // session.stop()'s result (stopped_at_us set).
 StrategyResult finish_interruptible(StrategySession& session, TimeUs duration_us);
 
-// Fills result.partial when one of its strategies was stopped early: the reason, the virtual time,
-// the strategy that was running and the labels of `planned` that did not run. Leaves it null
-// otherwise.
+// Fills result.partial when one of its strategies was stopped early or one of `planned` did not
+// run: the reason, the virtual time of the (first) cut, the strategy that was cut ("strategy"; or
+// "strategies" when several were, as in live mode and with --seeds) and the labels of `planned`
+// that did not run. Leaves it null otherwise.
 void mark_partial(RunResult& result, const std::vector<ResolvedStrategy>& planned);
 
 // Thrown by `rlsim check` when a run was interrupted: it gives no verdict (main: exit 130).

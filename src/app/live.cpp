@@ -58,10 +58,12 @@ std::string bar(std::int64_t value, std::int64_t limit, double scale, bool color
   return out + "]";
 }
 
-// Restores the terminal if the user interrupts the run while keys are read one by one.
+// Restores the terminal if the run ends abruptly while keys are read one by one: SIGTERM, or a
+// second Ctrl-C (the first one is the InterruptWatch's: the run stops and the destructor restores).
 termios saved_termios;
+void restore_terminal() { ::tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios); }
 void restore_and_reraise(int signal) {
-  ::tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
+  restore_terminal();
   std::signal(signal, SIG_DFL);
   std::raise(signal);
 }
@@ -78,13 +80,13 @@ class TerminalKeys {
     raw.c_cc[VTIME] = 0;
     if (::tcsetattr(STDIN_FILENO, TCSANOW, &raw) != 0) return;
     active_ = true;
-    std::signal(SIGINT, restore_and_reraise);
+    set_hard_exit_hook(restore_terminal);
     std::signal(SIGTERM, restore_and_reraise);
   }
   ~TerminalKeys() {
     if (!active_) return;
-    ::tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
-    std::signal(SIGINT, SIG_DFL);
+    restore_terminal();
+    set_hard_exit_hook(nullptr);
     std::signal(SIGTERM, SIG_DFL);
   }
   TerminalKeys(const TerminalKeys&) = delete;
@@ -191,6 +193,10 @@ std::vector<StrategyResult> run_live(const Scenario& scenario,
   double speed = options.speed;
   bool paused = false;
   TimeUs target_us = 0;
+  bool stopped = false;  // by Ctrl-C (app/interrupt.h): every strategy is cut at the same time
+  std::vector<StrategySession*> all;
+  all.reserve(sessions.size());
+  for (auto& session : sessions) all.push_back(session.get());
   std::int64_t printed_window = -1;
   Clock::time_point last = Clock::now();
 
@@ -208,8 +214,8 @@ std::vector<StrategyResult> run_live(const Scenario& scenario,
     }
     if (!paused) target_us += static_cast<TimeUs>(std::min(wall_us * speed, 1e15));
     target_us = std::min(target_us, scenario.duration_us);
-    for (auto& session : sessions) session->advance_to(target_us);
-    const bool done = target_us >= scenario.duration_us;
+    stopped = !advance_all_interruptible(all, target_us);
+    const bool done = stopped || target_us >= scenario.duration_us;
     if (options.dashboard) {
       std::cout << "\033[H\033[J"
                 << live_dashboard(scenario, views(sessions), speed, paused, options.color)
@@ -233,7 +239,7 @@ std::vector<StrategyResult> run_live(const Scenario& scenario,
 
   std::vector<StrategyResult> results;
   results.reserve(sessions.size());
-  for (auto& session : sessions) results.push_back(session->finish());
+  for (auto& session : sessions) results.push_back(stopped ? session->stop() : session->finish());
   return results;
 }
 

@@ -91,9 +91,8 @@ int command_run(const RunOptions& options) {
   result.scenario = &scenario;
   result.seed = options.seed.value_or(scenario.seed);
   std::optional<SeedReport> seed_report;
-  // Ctrl-C stops a plain run and writes a partial report (app/interrupt.h).
-  std::optional<InterruptWatch> interrupt;
-  if (options.seeds == 1 && !options.live) interrupt.emplace();
+  // Ctrl-C stops the run (also --seeds, --live) and writes a partial report (app/interrupt.h).
+  const InterruptWatch interrupt;
   if (options.seeds > 1) {
     std::string divergence;
     seed_report = run_seeds(scenario, strategies, seed_range(result.seed, options.seeds),
@@ -129,7 +128,9 @@ int command_run(const RunOptions& options) {
   }
 
   mark_partial(result, strategies);
-  const int done_code = result.partial.is_null() ? exit_code::kOk : exit_code::kInterrupted;
+  const bool seeds_cut = seed_report && !seed_report->partial.is_null();
+  const int done_code =
+      result.partial.is_null() && !seeds_cut ? exit_code::kOk : exit_code::kInterrupted;
   const auto report = report_json(result);
   const std::filesystem::path dir = options.out_dir.empty()
                                         ? std::filesystem::path("reports") / scenario.name
@@ -221,7 +222,8 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit codes: 0 success, 1 internal error (check: a check failed), 2 bad input (scenario, "
       "strategy or command line), 3 report not writable, 4 Lua script error, 5 Redis "
-      "unreachable (--redis, --redis-cluster), 130 interrupted (run: partial report written).\n"
+      "unreachable (--redis, --redis-cluster), 130 interrupted (run, sweep: partial report "
+      "written).\n"
       "Docs: docs/ (scenario-format.md, metrics.md, architecture.md, "
       "strategies.md, faults.md, resilience.md, clocks.md, regions.md, redis-mock.md, "
       "real-redis.md, cli.md, ci.md, tour.md, performance.md, hardening.md).");
@@ -395,7 +397,10 @@ int main(int argc, char** argv) {
       const InterruptWatch interrupt;  // Ctrl-C: no verdict, exit 130
       return command_check(check_options);
     }
-    if (*sweep) return command_sweep(sweep_options);
+    if (*sweep) {
+      const InterruptWatch interrupt;  // Ctrl-C: the complete runs, marked partial, exit 130
+      return command_sweep(sweep_options);
+    }
     if (*validate) return command_validate(validate_path);
     if (*list) return command_list();
     if (*explain) return command_explain(explain_name);

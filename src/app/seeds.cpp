@@ -12,6 +12,7 @@
 #include "app/baseline.h"
 #include "app/commands.h"
 #include "app/expect.h"
+#include "app/interrupt.h"
 #include "app/parallel.h"
 #include "app/report_files.h"
 
@@ -24,8 +25,13 @@ std::vector<GridOutcome> run_grid(const std::vector<GridJob>& jobs, unsigned thr
   run_parallel(jobs.size(), threads, [&](std::size_t i) {
     const GridJob& job = jobs[i];
     GridOutcome& outcome = outcomes[i];
+    if (stop_requested()) {  // Ctrl-C: the jobs not started yet are not run
+      outcome.state = GridOutcome::State::kNotRun;
+      return;
+    }
     StrategyResult result =
         run_strategy_checked(*job.scenario, *job.strategy, job.seed, twice, outcome.divergence);
+    if (result.stopped_at_us) outcome.state = GridOutcome::State::kCut;
     outcome.report = strategy_report(*job.scenario, job.seed, result);
     if (job.keep_result) {
       outcome.result = std::move(result);
@@ -34,6 +40,30 @@ std::vector<GridOutcome> run_grid(const std::vector<GridJob>& jobs, unsigned thr
     }
   });
   return outcomes;
+}
+
+ordered_json grid_partial(const std::vector<GridOutcome>& outcomes) {
+  std::size_t cut = 0, not_run = 0;
+  for (const GridOutcome& outcome : outcomes) {
+    cut += outcome.state == GridOutcome::State::kCut;
+    not_run += outcome.state == GridOutcome::State::kNotRun;
+  }
+  if (cut + not_run == 0) return nullptr;
+  return {{"reason", "SIGINT"},
+          {"runs", outcomes.size()},
+          {"complete", outcomes.size() - cut - not_run},
+          {"cut", cut},
+          {"not_run", not_run}};
+}
+
+std::string grid_partial_notice(const ordered_json& partial) {
+  if (!partial.is_object()) return "";
+  return fmt::format(
+      "PARTIAL: stopped by {}: {} of {} runs complete, {} cut short and {} not started are left "
+      "out; the figures cover the complete runs only",
+      partial["reason"].get<std::string>(), partial["complete"].get<std::size_t>(),
+      partial["runs"].get<std::size_t>(), partial["cut"].get<std::size_t>(),
+      partial["not_run"].get<std::size_t>());
 }
 
 std::vector<std::uint64_t> seed_range(std::uint64_t first, std::uint64_t count) {
@@ -128,6 +158,7 @@ ordered_json seeds_json(const SeedReport& report) {
   ordered_json out;
   out["scenario"] = report.scenario;
   out["seeds"] = report.seeds;
+  if (!report.partial.is_null()) out["partial"] = report.partial;
   ordered_json strategies = ordered_json::array();
   for (const auto& [label, reports] : report.strategies) {
     ordered_json metrics = ordered_json::object();
@@ -142,9 +173,10 @@ ordered_json seeds_json(const SeedReport& report) {
 std::string seeds_table(const SeedReport& report) {
   std::string out = fmt::format("\nover {} seeds ({}..{}): mean [p5 .. p95]\n", report.seeds.size(),
                                 report.seeds.front(), report.seeds.back());
+  if (!report.partial.is_null()) out += grid_partial_notice(report.partial) + "\n";
   for (const auto& [label, reports] : report.strategies) {
     const auto summaries = summarize_metrics(reports);
-    out += label + "\n";
+    out += label + (reports.empty() ? " (no complete run)\n" : "\n");
     for (const std::string& path : headline_metrics()) {
       if (const MetricSummary* s = find_summary(summaries, path))
         out += fmt::format("  {:<31} {}\n", path, format_spread(*s));
@@ -160,6 +192,7 @@ std::string seeds_markdown(const SeedReport& report, const std::string& reproduc
   out +=
       "Every numeric metric of the report over the seeds: the mean, and the 5th and 95th "
       "percentiles (nearest rank). Definitions: docs/metrics.md.\n";
+  if (!report.partial.is_null()) out += "\n**" + grid_partial_notice(report.partial) + "**\n";
   for (const auto& [label, reports] : report.strategies) {
     out += fmt::format(
         "\n## {}\n\n| metric | mean | p5 | p95 | min | max |\n|---|--:|--:|--:|--:|--:|\n", label);
@@ -183,6 +216,7 @@ SeedReport run_seeds(const Scenario& scenario, const std::vector<ResolvedStrateg
   SeedReport report;
   report.scenario = scenario.name;
   report.seeds = seeds;
+  report.partial = grid_partial(outcomes);
   divergence.clear();
   std::size_t next = 0;
   for (const auto& strategy : strategies) {
@@ -192,7 +226,9 @@ SeedReport run_seeds(const Scenario& scenario, const std::vector<ResolvedStrateg
       if (divergence.empty() && !outcome.divergence.empty())
         divergence = fmt::format("strategy {} with seed {}: {}", strategy.label, seeds[s],
                                  outcome.divergence);
-      if (s == 0) first.push_back(std::move(*outcome.result));
+      // A cut first seed still goes to the ordinary report (marked partial there).
+      if (s == 0 && outcome.result) first.push_back(std::move(*outcome.result));
+      if (outcome.state != GridOutcome::State::kComplete) continue;
       outcome.report.erase("series");
       reports.push_back(std::move(outcome.report));
     }

@@ -21,15 +21,26 @@ struct GridJob {
 };
 
 struct GridOutcome {
-  std::optional<StrategyResult> result;  // when keep_result
+  // Ctrl-C (app/interrupt.h) cuts the jobs running at that moment and skips those not started.
+  enum class State { kComplete, kCut, kNotRun };
+  State state = State::kComplete;
+  std::optional<StrategyResult> result;  // when keep_result (and the job ran)
   nlohmann::ordered_json report;         // the strategy's object of the JSON report
   std::string divergence;                // with `twice`: first_divergence, "" when identical
 };
 
 // Runs every job on `threads` threads; outcome i belongs to job i whatever the thread count.
 // With `twice`, each job runs twice and the two runs are compared (--check-determinism). Throws
-// the RunError of the lowest-numbered failing job.
+// the RunError of the lowest-numbered failing job. After a Ctrl-C, jobs not yet started are
+// skipped (kNotRun) and those running are cut (kCut).
 std::vector<GridOutcome> run_grid(const std::vector<GridJob>& jobs, unsigned threads, bool twice);
+
+// Null when every job completed; else {"reason": "SIGINT", "runs": N, "complete": .., "cut": ..,
+// "not_run": ..}: summaries over these outcomes cover only the complete runs.
+nlohmann::ordered_json grid_partial(const std::vector<GridOutcome>& outcomes);
+
+// The one-line notice of a partial sweep or seed summary ("" for null).
+std::string grid_partial_notice(const nlohmann::ordered_json& partial);
 
 // The seeds first, first + 1, ..., first + count - 1. Throws ScenarioError when they pass 2^64-1.
 std::vector<std::uint64_t> seed_range(std::uint64_t first, std::uint64_t count);
@@ -65,16 +76,18 @@ std::string format_spread(const MetricSummary& summary);
 struct SeedReport {
   std::string scenario;
   std::vector<std::uint64_t> seeds;
-  // (label, the strategy's report for each seed, in seed order)
+  // (label, the strategy's report for each complete seed, in seed order)
   std::vector<std::pair<std::string, std::vector<nlohmann::ordered_json>>> strategies;
+  nlohmann::ordered_json partial;  // grid_partial of the runs: null unless Ctrl-C cut some
 };
 nlohmann::ordered_json seeds_json(const SeedReport& report);
 std::string seeds_markdown(const SeedReport& report, const std::string& reproduce);
 std::string seeds_table(const SeedReport& report);
 
 // `rlsim run --seeds N`: every strategy with every seed of `seeds` on `threads` threads. The first
-// seed's whole results go to `first` (the ordinary report is written from them); the returned
-// report holds every seed's JSON report per strategy. With `twice`, each run is checked for
+// seed's whole results go to `first` (the ordinary report is written from them; a strategy whose
+// first seed was not started by a Ctrl-C is missing); the returned report holds every complete
+// seed's JSON report per strategy. With `twice`, each run is checked for
 // determinism and `divergence` names the first failure ("" when every run reproduced).
 SeedReport run_seeds(const Scenario& scenario, const std::vector<ResolvedStrategy>& strategies,
                      const std::vector<std::uint64_t>& seeds, unsigned threads, bool twice,

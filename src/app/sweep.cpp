@@ -315,18 +315,24 @@ int command_sweep(const SweepOptions& options) {
         jobs.push_back({&point.scenario, &strategy, seed, false});
   const unsigned threads = options.jobs == 0 ? default_jobs() : options.jobs;
   std::vector<GridOutcome> outcomes = run_grid(jobs, threads, false);
+  // After a Ctrl-C only the complete runs are summarised: a point whose runs were all cut or not
+  // started has no figures ("-").
+  const ordered_json partial = grid_partial(outcomes);
 
   std::size_t next = 0;
   for (Point& point : points) {
     for (std::size_t k = 0; k < point.strategies.size(); ++k) {
       std::vector<ordered_json> reports;
-      for (std::size_t s = 0; s < seeds.size(); ++s)
-        reports.push_back(std::move(outcomes[next++].report));
+      for (std::size_t s = 0; s < seeds.size(); ++s, ++next)
+        if (outcomes[next].state == GridOutcome::State::kComplete)
+          reports.push_back(std::move(outcomes[next].report));
       point.summaries.push_back(summarize_metrics(reports));
     }
   }
-  // Every chosen metric must exist in some strategy's report (strategy_metrics differ).
+  // Every chosen metric must exist in some strategy's report (strategy_metrics differ); a partial
+  // sweep may simply not have reached the strategy that has it.
   for (const auto& metric : metrics) {
+    if (!partial.is_null()) break;
     bool found = false;
     for (const Point& point : points)
       for (const auto& summaries : point.summaries)
@@ -347,6 +353,7 @@ int command_sweep(const SweepOptions& options) {
   ordered_json out;
   out["scenario"] = base.name;
   out["seeds"] = seeds;
+  if (!partial.is_null()) out["partial"] = partial;
   ordered_json parameter_json = ordered_json::array();
   for (const auto& p : parameters)
     parameter_json.push_back({{"path", p.path}, {"values", p.values}});
@@ -373,10 +380,10 @@ int command_sweep(const SweepOptions& options) {
                                         : std::filesystem::path(options.out_dir);
   const auto rows = table_rows(parameters, points, metrics);
   const std::vector<Chart> charts = sweep_charts(parameters, points, metrics, seeds.size());
-  const std::string spread_note =
-      seeds.size() > 1
-          ? fmt::format("Over seeds {}..{}: mean [p5 .. p95].", seeds.front(), seeds.back())
-          : fmt::format("Seed {}.", seeds.front());
+  std::string spread_note = seeds.size() > 1 ? fmt::format("Over seeds {}..{}: mean [p5 .. p95].",
+                                                           seeds.front(), seeds.back())
+                                             : fmt::format("Seed {}.", seeds.front());
+  if (!partial.is_null()) spread_note = grid_partial_notice(partial) + ". " + spread_note;
 
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -410,9 +417,10 @@ int command_sweep(const SweepOptions& options) {
     std::cerr << fmt::format("rlsim: cannot write the sweep report: {}\n", *error);
     return exit_code::kOutputError;
   }
+  const int done_code = partial.is_null() ? exit_code::kOk : exit_code::kInterrupted;
   if (options.json) {
     std::cout << out.dump(2) << "\n";
-    return exit_code::kOk;
+    return done_code;
   }
   std::cout << fmt::format(
       "rlsim sweep: {}, {} grid points x {} strategies x {} seed(s) = {} runs\n{}\n\n", base.name,
@@ -421,7 +429,7 @@ int command_sweep(const SweepOptions& options) {
   std::cout << fmt::format(
       "\nreproduce with: {}\nreport: {} (also sweep.md, sweep.html, chart-*.svg)\n", reproduce,
       (dir / "sweep.json").string());
-  return exit_code::kOk;
+  return done_code;
 }
 
 }  // namespace rlsim

@@ -53,7 +53,7 @@ struct RunResult {
   std::uint64_t seed = 0;
   std::vector<StrategyResult> strategies;
   // Null, or why and where the run stopped early (app/interrupt.h: {"reason", "stopped_at_s",
-  // "strategy", "not_run"}); rendered first in every report (report/partial.h).
+  // "strategy" or "strategies", "not_run"}); rendered first in every report (report/partial.h).
   nlohmann::ordered_json partial;
 };
 

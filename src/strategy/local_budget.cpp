@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "strategy/hybrid.h"
+#include "strategy/reply_check.h"
 #include "strategy/script.h"
 
 namespace rlsim {
@@ -39,15 +40,12 @@ class LocalBudget final : public hybrid::BatchBudget {
   Task<Claim> claim(std::string key, const Limit& limit) override {
     std::vector<std::string> keys_and_args = arguments(std::move(key), limit);
     const Reply reply = co_await script_.run(env_.redis, keys_and_args, 1, reloads_);
-    if (reply.is_error()) {
-      if (is_fatal_script_error(reply)) fail(fmt::format("{}: {}", script_.name(), reply.text));
-      co_return Claim{0, true};
-    }
-    if (reply.type != Reply::Type::kInteger || reply.integer < 0 || reply.integer > batch_) {
-      fail(fmt::format("{}: expected an integer from 0 to {}, got {}", script_.name(), batch_,
-                       to_display(reply)));
-      co_return Claim{0, true};
-    }
+    if (reply.is_error() && is_fatal_script_error(reply))
+      fail(fmt::format("{}: {}", script_.name(), reply.text));
+    // The built-in script returns an integer from 0 to batch: anything else came from a
+    // misbehaving server (the script is ours, exit 4 is for the user's), a failed claim that
+    // the failure policy decides on.
+    if (!is_integer(reply) || reply.integer < 0 || reply.integer > batch_) co_return Claim{0, true};
     co_return Claim{reply.integer, false};
   }
 

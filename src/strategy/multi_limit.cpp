@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "strategy/hybrid.h"
+#include "strategy/reply_check.h"
 
 namespace rlsim {
 namespace hybrid {
@@ -81,8 +82,9 @@ class MultiLimit final : public Strategy {
     Decision decision;
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       const Reply& count = replies[2 * i];
-      if (count.is_error() || replies[2 * i + 1].is_error()) decision.error = true;
-      const bool over = count.is_error() ? !fail_open_ : count.integer > env_.limits[i].limit;
+      // A reply that is not the integer INCR or EXPIRE returns is a failed call too.
+      if (!is_integer(count) || !is_integer(replies[2 * i + 1])) decision.error = true;
+      const bool over = !is_integer(count) ? !fail_open_ : count.integer > env_.limits[i].limit;
       if (over && decision.allowed) {
         decision.allowed = false;
         decision.denied_by = static_cast<int>(i);

@@ -3,6 +3,7 @@
 //   if count == 1: EXPIRE rl:user:42:<window> <2 * window>
 //   allowed while count <= limit
 #include "strategy/registry.h"
+#include "strategy/reply_check.h"
 
 namespace rlsim {
 namespace {
@@ -35,7 +36,7 @@ class RedisFixedWindow final : public Strategy {
       append_decimal(key, window);  // no format parsing on the hot path
 
       const Reply count = std::move((co_await redis.call(command("INCR", key))).front());
-      if (count.is_error()) {
+      if (!is_integer(count)) {  // an error, a timeout or a reply that is no count
         decision.error = true;
         if (fail_open_) continue;
         co_return Decision{false, static_cast<int>(i), true};
@@ -48,7 +49,7 @@ class RedisFixedWindow final : public Strategy {
                              ? command("EXPIRE", key, std::to_string(2 * window_ms / 1000))
                              : command("PEXPIRE", key, std::to_string(2 * window_ms));
         const Reply expired = std::move((co_await redis.call(std::move(expire))).front());
-        if (expired.is_error()) decision.error = true;
+        if (!is_integer(expired)) decision.error = true;
       }
       if (count.integer > limit.limit)
         co_return Decision{false, static_cast<int>(i), decision.error};

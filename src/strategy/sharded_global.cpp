@@ -5,11 +5,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 
 #include "core/check.h"
 #include "strategy/hybrid.h"
+#include "strategy/reply_check.h"
 
 namespace rlsim {
 namespace {
@@ -133,16 +133,20 @@ class ShardedGlobal final : public Strategy {
     std::size_t next_total = 0;
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       const Reply& incr = writes[2 * i];
-      if (incr.is_error() || writes[2 * i + 1].is_error()) decision.error = true;
-      bool failed = incr.is_error();
+      // A reply of the wrong type (a misbehaving server) is a failed call, like an error.
+      const bool incr_failed = !is_integer(incr);
+      if (incr_failed || !is_integer(writes[2 * i + 1])) decision.error = true;
+      bool failed = incr_failed;
       std::int64_t count = incr.integer;
       if (env_.limits[i].key == LimitKey::kGlobal) {
         const std::size_t replies = hash_tags_ ? static_cast<std::size_t>(shards_) : 1;
         bool read_failed = false;
         count = 0;
         for (std::size_t r = next_total; r < next_total + replies; ++r) {
-          read_failed = read_failed || totals[r].is_error();
-          if (!totals[r].is_error()) count += hash_tags_ ? value_of(totals[r]) : sum(totals[r]);
+          const auto value = hash_tags_ ? counter_value(totals[r])
+                                        : counter_sum(totals[r], static_cast<std::size_t>(shards_));
+          read_failed = read_failed || !value;
+          count += value.value_or(0);
         }
         next_total += replies;
         failed = failed || read_failed;
@@ -151,7 +155,7 @@ class ShardedGlobal final : public Strategy {
           count = 0;
         }
         // What this request saw of the others: the total minus its own increment.
-        if (i == 0 && !read_failed) decision.observed_count = count - (incr.is_error() ? 0 : 1);
+        if (i == 0 && !read_failed) decision.observed_count = count - (incr_failed ? 0 : 1);
       }
       const bool over = failed ? !fail_open_ : count > env_.limits[i].limit;
       if (over && decision.allowed) {
@@ -160,22 +164,6 @@ class ShardedGlobal final : public Strategy {
       }
     }
     return decision;
-  }
-
-  // int(v or 0) for one GET reply.
-  // A value that is not a decimal (only a misbehaving server sends one) counts as 0, instead of
-  // throwing out of the decision.
-  static std::int64_t value_of(const Reply& value) {
-    std::int64_t count = 0;
-    if (value.type == Reply::Type::kBulk)
-      std::from_chars(value.text.data(), value.text.data() + value.text.size(), count);
-    return count;
-  }
-  // sum(int(v or 0) for v in values), as the lesson's global_total().
-  static std::int64_t sum(const Reply& mget) {
-    std::int64_t total = 0;
-    for (const Reply& value : mget.elements) total += value_of(value);
-    return total;
   }
 
   StrategyEnv env_;

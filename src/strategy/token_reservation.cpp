@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "strategy/hybrid.h"
+#include "strategy/reply_check.h"
 
 namespace rlsim {
 namespace hybrid {
@@ -185,8 +186,9 @@ class TokenReservation final : public hybrid::BatchBudget {
     std::vector<Command> reserve = reserve_commands(key, limit);
     const std::vector<Reply> replies = co_await env_.redis.pipeline(std::move(reserve));
     const Reply& total = replies[0];
-    const bool expire_failed = replies[1].is_error();
-    if (total.is_error()) co_return Claim{0, true};  // a lost reply: the tokens stay counted
+    // A reply that is not the integer INCRBY, EXPIRE or DECRBY returns is a failed call too.
+    const bool expire_failed = !is_integer(replies[1]);
+    if (!is_integer(total)) co_return Claim{0, true};  // a lost reply: the tokens stay counted
     if (total.integer <= limit.limit) co_return Claim{batch_, expire_failed};
     // Over the limit: give the excess back in a second round trip. The excess is measured against
     // the total this instance saw, which may include other instances' claims in flight.
@@ -195,7 +197,7 @@ class TokenReservation final : public hybrid::BatchBudget {
     Command give_back = command("DECRBY", std::move(key), std::to_string(excess));
     const Reply returned = std::move((co_await env_.redis.call(std::move(give_back))).front());
     co_return Claim{std::max<std::int64_t>(0, batch_ - excess),
-                    expire_failed || returned.is_error()};
+                    expire_failed || !is_integer(returned)};
   }
 
  private:
