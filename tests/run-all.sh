@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 tests/install-deps.sh
 
 # Formatting is part of the build: the committed .clang-format, applied.
-clang-format --dry-run --Werror src/*/*.h src/*/*.cpp tests/*.cpp tests/*.h
+clang-format --dry-run --Werror src/*/*.h src/*/*.cpp tests/*.cpp tests/*.h tests/fuzz/*.cpp
 
 jobs=$(nproc)
 cmake -S . -B build -DRLSIM_WERROR=ON

@@ -22,8 +22,8 @@ std::vector<rlsim::Command> parse_commands(std::string_view input) {
   while (!input.empty() && commands.size() < kMaxCommands) {
     const std::size_t end_of_line = input.find('\n');
     std::string_view line = input.substr(0, end_of_line);
-    input = end_of_line == std::string_view::npos ? std::string_view()
-                                                  : input.substr(end_of_line + 1);
+    input =
+        end_of_line == std::string_view::npos ? std::string_view() : input.substr(end_of_line + 1);
     rlsim::Command argv;
     while (true) {
       const std::size_t bar = line.find('|');
