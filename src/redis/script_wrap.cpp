@@ -51,34 +51,14 @@ constexpr const char* kClockFunction =
     "if __rlz==1 and type(r)=='table' and r.err then error('\\001rlsim\\001'..r.err,2) end "
     "return r end ";
 
-// kShadowed: `redis` is shadowed so that TTL commands use the virtual clock as the store does for
-// plain commands. redis.call is a coroutine.wrap function, a C function: an error it raises
-// carries the caller's position (even from a tail call, which drops a Lua caller's frame) and
-// Redis's error handler names the caller's line, so the store can restore the exact message Redis
-// gives without the prelude (the marker finds it).
-constexpr const char* kClockPrelude =
-    "__rlo=tonumber(__rlo) local __rlr=redis "
-    "local function __rln(v) local n=tonumber(v) if n==nil or n<=0 or n>=1e16 or n~=math.floor(n) "
-    "then return nil end if type(v)=='string' and not string.find(v,'^[1-9]%d*$') then return nil "
-    "end return n end "
-    "local function __rlx(...) local a={...} local n=select('#',...) local f=__rlr.pcall "
-    "local c=type(a[1])=='string' and string.upper(a[1]) or '' local now=__rlt-__rlo "
-    "if c=='TIME' and n==1 then return {string.format('%.0f',math.floor(now/1e6)),"
-    "string.format('%.0f',now%1e6)} end "
-    "if (c=='TTL' or c=='PTTL') and n==2 then local r=f('PEXPIRETIME',a[2]) "
-    "if type(r)~='number' or r<0 then return r end local u=(c=='TTL') and 1e6 or 1e3 "
-    "return math.floor((r-__rlt+u/2)/u) end "
-    "local at,pn,pv,nn=nil,0,0,nil "
-    "if n>=3 and (c=='EXPIRE' or c=='PEXPIRE' or c=='EXPIREAT' or c=='PEXPIREAT') then "
-    "local v=__rln(a[3]) if v then at=v*((c=='EXPIRE' or c=='EXPIREAT') and 1e6 or 1e3) "
-    "if c=='EXPIRE' or c=='PEXPIRE' then at=at+now end pn,pv,nn=1,3,'PEXPIREAT' end "
-    "elseif c=='SET' then local k,i=0,0 for j=4,n do local o=type(a[j])=='string' and "
-    "string.upper(a[j]) or '' if o=='EX' or o=='PX' or o=='EXAT' or o=='PXAT' then k=k+1 i=j end "
-    "end if k==1 and i<n then local o=string.upper(a[i]) local v=__rln(a[i+1]) if v then "
-    "at=v*((o=='EX' or o=='EXAT') and 1e6 or 1e3) if o=='EX' or o=='PX' then at=at+now end "
-    "pn,pv,nn=i,i+1,'PXAT' end end end "
-    "if at and at>now and at+__rlo<9e15 then a[pn]=nn a[pv]=string.format('%.0f',at+__rlo) end "
-    "return f(unpack(a,1,n)) end "
+// kShadowed (after kClockFunction): `redis` is shadowed so that TTL commands use the virtual clock
+// as the store does for plain commands, through __rlX. redis.call is a coroutine.wrap function, a
+// C function: an error it raises carries the caller's position (even from a tail call, which drops
+// a Lua caller's frame) and Redis's error handler names the caller's line, so the store can
+// restore the exact message Redis gives without the prelude (the marker finds it).
+constexpr const char* kShadowPrelude =
+    "local __rlr=redis "
+    "local function __rlx(...) return __rlX(0,...) end "
     "local function __rlp(...) return {n=select('#',...),...} end "
     "local __rlc,__rld "
     "local function __rlm() __rld=false __rlc=coroutine.wrap(function(...) local a=__rlp(...) "
@@ -308,7 +288,8 @@ WrappedScript wrap_script(const std::string& text) {
       if (compiles(out.substr(head.size()))) return {std::move(out), ScriptWrap::kRewritten};
     }
   }
-  return {with_prelude(text, std::string(kSweepPrelude) + kClockPrelude), ScriptWrap::kShadowed};
+  return {with_prelude(text, std::string(kSweepPrelude) + kClockFunction + kShadowPrelude),
+          ScriptWrap::kShadowed};
 }
 
 }  // namespace rlsim
