@@ -15,6 +15,33 @@ void ClockWatch::attach(RedisServer& server) const {
   server.set_clock([this](TimeUs true_us) { return redis_clock_.unix_us(true_us); });
 }
 
+void ClockWatch::attach_nodes(RedisServer& home, RedisCluster* cluster,
+                              const std::vector<RedisServer*>& region_servers,
+                              const RegionsSpec& regions) {
+  const auto attach_node = [this](RedisServer& server, std::string name, std::int32_t region,
+                                  std::int32_t node) {
+    nodes_.push_back(NodeClock{std::move(name), ClockModel::redis_node(spec_, region, node)});
+    const ClockModel& clock = nodes_.back().clock;
+    if (!clock.exact())
+      server.set_clock([&clock](TimeUs true_us) { return clock.unix_us(true_us); });
+  };
+  if (cluster != nullptr) {
+    for (int n = 0; n < cluster->node_count(); ++n)
+      attach_node(cluster->node(n), "node " + std::to_string(n), -1, n);
+  }
+  for (std::size_t r = 0; r < region_servers.size(); ++r) {
+    attach_node(*region_servers[r], regions.list[r].name, static_cast<std::int32_t>(r), 0);
+  }
+  if (nodes_.empty()) {
+    attach(home);
+    return;
+  }
+  // The report's `series.redis` stays the one a single-node run shows: the home region's Redis,
+  // or cluster node 0 (the run's own server only routes to the nodes).
+  redis_clock_ = nodes_[region_servers.empty() ? 0 : regions.home].clock;
+  if (cluster != nullptr) attach(home);
+}
+
 DurationUs ClockWatch::max_active_error_us(const InstancePool& pool, TimeUs now_us) {
   DurationUs worst = 0;
   for (const std::uint32_t id : pool.active_ids())
@@ -114,6 +141,15 @@ nlohmann::ordered_json ClockWatch::report(const InstancePool& pool, DurationUs d
                    {"instances", instances},
                    {"instances_truncated", pool.started_count() > shown},
                    {"redis", error_series(redis_clock_, step_us, points)}};
+  if (nodes_.size() > 1) {
+    nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+    for (const NodeClock& node : nodes_) {
+      nlohmann::ordered_json entry = {{"name", node.name}};
+      entry.update(error_series(node.clock, step_us, points));
+      nodes.push_back(entry);
+    }
+    out["series"]["redis_nodes"] = nodes;
+  }
   return out;
 }
 

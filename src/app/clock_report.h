@@ -3,11 +3,15 @@
 // clock model, violation attribution (how much of the excess was admitted while some active
 // instance's clock was off by more than the threshold) and the per-instance clock error series.
 #include <cstdint>
+#include <deque>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "oracle/oracle.h"
+#include "redis/cluster.h"
 #include "redis/server.h"
+#include "scenario/region_spec.h"
 #include "world/clock.h"
 #include "world/instances.h"
 
@@ -23,6 +27,11 @@ class ClockWatch {
   // Gives the server the Redis node's clock when it is not exact. `this` must outlive `server`'s
   // use of it.
   void attach(RedisServer& server) const;
+  // Every Redis node of a run its own clock (each node's faults, redis.clock.ntp): the run's
+  // server `home` (with regions, the home region's), each node of `cluster` (may be null) and
+  // each region's server (`region_servers` by region index, empty without regions).
+  void attach_nodes(RedisServer& home, RedisCluster* cluster,
+                    const std::vector<RedisServer*>& region_servers, const RegionsSpec& regions);
   // Call after every Oracle::on_decision: admissions the oracle just counted as excess (aligned
   // windows) or as wrongly allowed (against an exact sliding log) are attributed to the clocks
   // when some active instance's clock is off by more than the threshold at `now_us`.
@@ -40,8 +49,14 @@ class ClockWatch {
     std::int64_t wrongly_allowed = 0;
     std::int64_t wrongly_allowed_while_off = 0;
   };
+  struct NodeClock {
+    std::string name;  // "node 2" on a cluster, the region's name with regions
+    ClockModel clock;
+  };
   const ClockSpec& spec_;
-  ClockModel redis_clock_;
+  ClockModel redis_clock_;  // the one node's; with regions the home region's, on a cluster node 0's
+  std::deque<NodeClock> nodes_;  // with regions or a cluster: every node's (a deque: servers
+                                 // keep pointers)
   std::vector<LimitCounts> limits_;
   std::int64_t cached_ms_ = -1;  // the millisecond of true time cached_off_ was read at
   std::size_t cached_active_ = 0;

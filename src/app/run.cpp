@@ -81,10 +81,9 @@ class StrategyRun final : public RequestSink, public EventTarget {
                  server_, seed),
         faults_(scenario, sim_, server_, regions_.servers(), pool_, *strategy_, oracle_,
                 result_.instance_counts) {
-    clock_watch_.attach(server_);
+    clock_watch_.attach_nodes(server_, cluster_.get(), regions_.servers(), scenario.regions);
     if (cluster_ != nullptr) {  // the strategy's calls go to the cluster's nodes
       cluster_->attach(server_);
-      for (int n = 0; n < cluster_->node_count(); ++n) clock_watch_.attach(cluster_->node(n));
       faults_.set_cluster(cluster_.get());
     }
     regions_.attach(*strategy_);

@@ -20,9 +20,13 @@ struct ClockFault {
   TimeUs at_us = 0;
   ClockFaultType type = ClockFaultType::kJump;
   std::vector<std::uint32_t> instances;  // instance ids (start order); empty: every instance
-  bool redis = false;                    // the Redis node's clock instead of instances
-  DurationUs amount_us = 0;              // kOffset, kJump
-  double drift_ppm = 0;                  // kDrift
+  bool redis = false;                    // a Redis node's clock instead of instances
+  // With `redis`: the region whose Redis it is (-1: every region's), and on an embedded cluster
+  // the node indexes (empty: every node). Every Redis node has its own clock model.
+  std::int32_t region = -1;
+  std::vector<std::int32_t> nodes;
+  DurationUs amount_us = 0;  // kOffset, kJump
+  double drift_ppm = 0;      // kDrift
   // With `for`: undone at at_us + for_us (a jump or offset steps back by the step it made, a drift
   // returns to the rate before it). 0: the change lasts.
   DurationUs for_us = 0;
@@ -42,7 +46,11 @@ struct NtpSpec {
 };
 
 struct ClockSpec {
-  NtpSpec ntp;                     // for every instance (instances.clock.ntp)
+  NtpSpec ntp;  // for every instance (instances.clock.ntp)
+  // Per instance group: instance id i of a region with its own `regions.list[].ntp` uses
+  // instance_ntp[i] (ids beyond the vector use `ntp`); redis.clock.ntp for every Redis node.
+  std::vector<NtpSpec> instance_ntp;
+  NtpSpec redis_ntp;
   std::vector<ClockFault> faults;  // the scenario's clock faults, in time order
   // Violation attribution (docs/metrics.md): excess admitted while some active instance's clock
   // was off by more than this counts as "while clocks were off".

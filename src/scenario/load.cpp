@@ -205,6 +205,7 @@ RedisSpec read_redis(const json* value, const std::string& file) {
     if (!spec.url.empty())
       reader.fail("redis.cluster", "the embedded cluster cannot be combined with \"url\"");
   }
+  reader.find("clock");  // the Redis nodes' clocks: read_redis_clock (load_clocks.cpp)
   reader.reject_unknown();
   return spec;
 }
@@ -544,6 +545,7 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
   }
 
   scenario.redis = read_redis(reader.find("redis"), file);
+  read_redis_clock(reader.find("redis"), file, scenario.instances.clock);
   read_regions(reader.find("regions"), file, scenario);
   if (scenario.redis.cluster_nodes > 0 && scenario.regions.enabled())
     reader.fail("redis.cluster", "not supported together with \"regions\" yet");

@@ -53,18 +53,46 @@ FaultType fault_type_of(ClockFaultType type) {
 }
 
 // The target: `instances` ("all" or ids; default all), or the Redis node (`"redis": true`, or
-// `"nodes": "all"` as the other faults name it).
+// `"nodes"` as the other faults name it: "all", or on an embedded cluster a node index or a list of
+// them), with regions optionally one region's Redis (`region`). Node indexes and the region are
+// checked against the scenario later, with the other faults' (scenario/faults.cpp).
 void read_target(const json& value, const std::string& path, const std::string& file,
-                 ClockFault& fault) {
+                 FaultSpec& spec) {
+  ClockFault& fault = spec.clock;
   if (const auto it = value.find("redis"); it != value.end()) {
     if (!it->is_boolean()) fail(file, path + ".redis", "expected true or false");
     fault.redis = it->get<bool>();
   }
   if (const auto it = value.find("nodes"); it != value.end()) {
-    if (!(it->is_string() && it->get<std::string>() == "all"))
+    const auto node_index = [&](const json& index, const std::string& at) {
+      if (!index.is_number_integer() || index.get<std::int64_t>() < 0 ||
+          index.get<std::int64_t>() >= ScenarioBounds::kMaxClusterNodes)
+        fail(file, at,
+             fmt::format("expected a cluster node index from 0 to {}, got {}",
+                         ScenarioBounds::kMaxClusterNodes - 1, index.dump()));
+      spec.nodes.push_back(static_cast<std::int32_t>(index.get<std::int64_t>()));
+    };
+    if (it->is_number()) {
+      node_index(*it, path + ".nodes");
+    } else if (it->is_array() && !it->empty()) {
+      for (std::size_t i = 0; i < it->size(); ++i)
+        node_index((*it)[i], fmt::format("{}.nodes[{}]", path, i));
+    } else if (!(it->is_string() && it->get<std::string>() == "all")) {
       fail(file, path + ".nodes",
-           fmt::format("expected \"all\" (the Redis node's clock), got {}", it->dump()));
+           fmt::format("expected \"all\" (every Redis node's clock), a cluster node index or a "
+                       "list of them, got {}",
+                       it->dump()));
+    }
     fault.redis = true;
+  }
+  if (const auto it = value.find("region"); it != value.end()) {
+    if (!it->is_string() || it->get<std::string>().empty())
+      fail(file, path + ".region", "expected a region name");
+    if (!fault.redis)
+      fail(file, path + ".region",
+           "a clock fault names a region's Redis with \"nodes\": \"all\" (instances are "
+           "named by id)");
+    spec.region_name = it->get<std::string>();
   }
   const auto it = value.find("instances");
   if (it == value.end() || (it->is_string() && it->get<std::string>() == "all" && !fault.redis))
@@ -113,22 +141,37 @@ void read_ntp_mode(const json& ntp, const std::string& path, const std::string& 
 
 }  // namespace
 
+NtpSpec read_ntp(const json& ntp, const std::string& path, const std::string& file) {
+  check_fields(ntp, path, file,
+               {"interval", "max_error", "mode", "max_slew_ppm", "step_threshold"});
+  NtpSpec spec;
+  spec.interval_us = duration(required(ntp, "interval", path, file), path + ".interval", file,
+                              kUsPerS, kUsPerHour, false);
+  spec.max_error_us = duration(required(ntp, "max_error", path, file), path + ".max_error", file, 0,
+                               ScenarioBounds::kMaxClockOffsetUs, false);
+  read_ntp_mode(ntp, path, file, spec);
+  return spec;
+}
+
 void read_clock_settings(const json* ntp, const json* threshold, const std::string& file,
                          ClockSpec& spec) {
   if (ntp != nullptr) {
-    const std::string path = "instances.clock.ntp";
-    check_fields(*ntp, path, file,
-                 {"interval", "max_error", "mode", "max_slew_ppm", "step_threshold"});
-    spec.ntp.interval_us = duration(required(*ntp, "interval", path, file), path + ".interval",
-                                    file, kUsPerS, kUsPerHour, false);
-    spec.ntp.max_error_us = duration(required(*ntp, "max_error", path, file), path + ".max_error",
-                                     file, 0, ScenarioBounds::kMaxClockOffsetUs, false);
-    read_ntp_mode(*ntp, path, file, spec.ntp);
+    spec.ntp = read_ntp(*ntp, "instances.clock.ntp", file);
     spec.configured = true;
   }
   if (threshold != nullptr) {
     spec.attribution_threshold_us = duration(*threshold, "instances.clock.attribution_threshold",
                                              file, 0, ScenarioBounds::kMaxClockOffsetUs, false);
+  }
+}
+
+void read_redis_clock(const json* redis, const std::string& file, ClockSpec& spec) {
+  if (redis == nullptr || !redis->contains("clock")) return;
+  const json& clock = redis->at("clock");
+  check_fields(clock, "redis.clock", file, {"ntp"});
+  if (const auto it = clock.find("ntp"); it != clock.end()) {
+    spec.redis_ntp = read_ntp(*it, "redis.clock.ntp", file);
+    spec.configured = true;
   }
 }
 
@@ -139,7 +182,8 @@ bool is_clock_fault_type(const std::string& type) {
 
 FaultSpec read_clock_fault(const json& value, const std::string& path, const std::string& file,
                            DurationUs duration_us) {
-  check_fields(value, path, file, {"at", "for", "type", "instances", "redis", "nodes", "amount"});
+  check_fields(value, path, file,
+               {"at", "for", "type", "instances", "redis", "nodes", "region", "amount"});
   FaultSpec spec;
   spec.json_path = path;
   ClockFault& fault = spec.clock;
@@ -158,7 +202,7 @@ FaultSpec read_clock_fault(const json& value, const std::string& path, const std
          fmt::format("expected one of \"clock_offset\", \"clock_drift\", \"clock_jump\", got {}",
                      type.dump()));
   }
-  read_target(value, path, file, fault);
+  read_target(value, path, file, spec);
   const json& amount = required(value, "amount", path, file);
   if (fault.type == ClockFaultType::kDrift) {
     if (!amount.is_number() || amount.get<double>() < -kMaxDriftPpm ||
@@ -199,8 +243,12 @@ std::vector<FaultSpec> read_clock_faults(const json* faults, const std::string& 
 }
 
 void collect_clock_faults(const std::vector<FaultSpec>& faults, ClockSpec& spec) {
-  for (const FaultSpec& fault : faults)
-    if (is_clock_fault(fault.type)) spec.faults.push_back(fault.clock);
+  for (const FaultSpec& fault : faults) {
+    if (!is_clock_fault(fault.type)) continue;
+    spec.faults.push_back(fault.clock);
+    spec.faults.back().region = fault.region;  // resolved from `region` by then
+    spec.faults.back().nodes = fault.nodes;
+  }
   // Applied in time order; faults at the same time in the order listed.
   std::stable_sort(spec.faults.begin(), spec.faults.end(),
                    [](const ClockFault& a, const ClockFault& b) { return a.at_us < b.at_us; });

@@ -1,5 +1,5 @@
 #pragma once
-// The clock parts of a scenario file (docs/clocks.md): `instances.clock.ntp`,
+// The clock parts of a scenario file (docs/clocks.md): `instances.clock.ntp`, `redis.clock.ntp`,
 // `instances.clock.attribution_threshold`, and the clock faults (`clock_offset`, `clock_drift`,
 // `clock_jump`), which are entries of the `faults` list or, in the deprecated spelling, of a
 // top-level `clock_faults` list. Kept apart from load.cpp, which calls these. Throw ScenarioError
@@ -15,6 +15,13 @@ namespace rlsim {
 // `ntp` and `threshold` are the fields of instances.clock (null when absent).
 void read_clock_settings(const nlohmann::json* ntp, const nlohmann::json* threshold,
                          const std::string& file, ClockSpec& spec);
+
+// `redis.clock` of the `redis` object (null when absent; read_redis checked the rest):
+// {"ntp": ...}, NTP for every Redis node's clock.
+void read_redis_clock(const nlohmann::json* redis, const std::string& file, ClockSpec& spec);
+
+// One `ntp` object ({interval, max_error, mode, ...}) at JSON path `path`.
+NtpSpec read_ntp(const nlohmann::json& ntp, const std::string& path, const std::string& file);
 
 // True when `type` names a clock fault ("clock_offset", "clock_drift", "clock_jump").
 bool is_clock_fault_type(const std::string& type);

@@ -1,5 +1,9 @@
 #include "scenario/load_regions.h"
 
+#include <algorithm>
+#include <optional>
+
+#include "scenario/load_clocks.h"
 #include "scenario/load_fields.h"
 
 namespace rlsim {
@@ -41,9 +45,22 @@ void read_regions(const json* regions, const std::string& file, Scenario& scenar
   if (!list.is_array() || list.size() < 1 || list.size() > kMaxRegions)
     fail(file, "regions.list", fmt::format("expected 1 to {} regions", kMaxRegions));
   int total = 0;
+  // Each region is an instance group with its own NTP when it says so (`ntp`: an object as
+  // instances.clock.ntp, or "off": no correction); others use instances.clock.ntp.
+  std::vector<std::optional<NtpSpec>> region_ntp;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string path = fmt::format("regions.list[{}]", i);
-    check_fields(list[i], path, file, {"name", "instances"});
+    check_fields(list[i], path, file, {"name", "instances", "ntp"});
+    region_ntp.emplace_back();
+    if (const auto it = list[i].find("ntp"); it != list[i].end()) {
+      if (it->is_string() && *it == "off")
+        region_ntp.back() = NtpSpec{};
+      else if (it->is_object())
+        region_ntp.back() = read_ntp(*it, path + ".ntp", file);
+      else
+        fail(file, path + ".ntp",
+             "expected an object {\"interval\", \"max_error\", ...} or \"off\"");
+    }
     const json& name = required(list[i], "name", path, file);
     if (!name.is_string() || name.get<std::string>().empty() || name.get<std::string>().size() > 64)
       fail(file, path + ".name", "expected a name of 1 to 64 characters");
@@ -93,10 +110,16 @@ void read_regions(const json* regions, const std::string& file, Scenario& scenar
     fail(file, "instances.count",
          fmt::format("expected {}, the sum of the regions' instances", total));
   }
+  const bool own_ntp =
+      std::any_of(region_ntp.begin(), region_ntp.end(), [](const auto& ntp) { return ntp; });
   for (std::size_t r = 0; r < n; ++r) {
-    for (int i = 0; i < spec.list[r].instances; ++i)
+    for (int i = 0; i < spec.list[r].instances; ++i) {
       instances.regions.push_back(static_cast<std::uint32_t>(r));
+      if (own_ntp)
+        instances.clock.instance_ntp.push_back(region_ntp[r].value_or(instances.clock.ntp));
+    }
   }
+  if (own_ntp) instances.clock.configured = true;
   for (std::size_t i = 0; i < scenario.traffic.size(); ++i) {
     TrafficGroup& group = scenario.traffic[i];
     group.region_count = static_cast<std::uint32_t>(n);

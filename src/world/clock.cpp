@@ -9,19 +9,36 @@ namespace rlsim {
 
 namespace {
 
-bool applies_to(const ClockFault& fault, std::uint32_t target) {
-  if (target == ClockModel::kRedisNode) return fault.redis;
+bool applies_to(const ClockFault& fault, std::uint32_t instance, std::int32_t region,
+                std::int32_t node) {
+  if (instance == ClockModel::kRedisNode) {
+    return fault.redis && (fault.region < 0 || region < 0 || fault.region == region) &&
+           (fault.nodes.empty() ||
+            std::find(fault.nodes.begin(), fault.nodes.end(), node) != fault.nodes.end());
+  }
   if (fault.redis) return false;
-  return fault.instances.empty() ||
-         std::find(fault.instances.begin(), fault.instances.end(), target) != fault.instances.end();
+  return fault.instances.empty() || std::find(fault.instances.begin(), fault.instances.end(),
+                                              instance) != fault.instances.end();
+}
+
+const NtpSpec& ntp_of(const ClockSpec& spec, std::uint32_t instance) {
+  if (instance == ClockModel::kRedisNode) return spec.redis_ntp;
+  return instance < spec.instance_ntp.size() ? spec.instance_ntp[instance] : spec.ntp;
 }
 
 }  // namespace
 
-ClockModel::ClockModel(DurationUs base_offset_us, const ClockSpec& spec, std::uint32_t target) {
+ClockModel::ClockModel(DurationUs base_offset_us, const ClockSpec& spec, std::uint32_t target)
+    : ClockModel(base_offset_us, spec, Target{target, -1, 0}) {}
+
+ClockModel ClockModel::redis_node(const ClockSpec& spec, std::int32_t region, std::int32_t node) {
+  return ClockModel(0, spec, Target{kRedisNode, region, node});
+}
+
+ClockModel::ClockModel(DurationUs base_offset_us, const ClockSpec& spec, const Target& target) {
   segments_.front().error_us = base_offset_us;
   exact_ = base_offset_us == 0;
-  if (target != kRedisNode && spec.ntp.interval_us > 0) ntp_ = spec.ntp;
+  if (const NtpSpec& ntp = ntp_of(spec, target.instance); ntp.interval_us > 0) ntp_ = ntp;
   // Each fault is a change at `at` and, with `for`, its undoing at `at + for`: in time order,
   // an undoing before the changes at the same time, changes at one time in list order.
   struct Event {
@@ -32,7 +49,7 @@ ClockModel::ClockModel(DurationUs base_offset_us, const ClockSpec& spec, std::ui
   std::vector<Event> events;
   for (std::size_t i = 0; i < spec.faults.size(); ++i) {
     const ClockFault& fault = spec.faults[i];
-    if (!applies_to(fault, target)) continue;
+    if (!applies_to(fault, target.instance, target.region, target.node)) continue;
     events.push_back(Event{fault.at_us, false, i});
     if (fault.for_us > 0) events.push_back(Event{fault.at_us + fault.for_us, true, i});
   }

@@ -40,10 +40,14 @@ class ClockModel {
 
   // An exact clock.
   ClockModel() = default;
-  // The clock of instance `target` (its id) or of the Redis node (kRedisNode): `base_offset_us`
-  // (instances.clock.offsets / spread) plus the faults of `spec` that name it; NTP applies to
-  // instances only.
+  // The clock of instance `target` (its id) or of the Redis node (kRedisNode: the one node of a
+  // scenario without regions or cluster): `base_offset_us` (instances.clock.offsets / spread) plus
+  // the faults of `spec` that name it, corrected by its group's NTP (the instance's, or
+  // redis.clock.ntp).
   ClockModel(DurationUs base_offset_us, const ClockSpec& spec, std::uint32_t target);
+  // The clock of one Redis node: the Redis of `region` (-1: no regions) or node `node` of an
+  // embedded cluster (0 otherwise).
+  static ClockModel redis_node(const ClockSpec& spec, std::int32_t region, std::int32_t node);
 
   // Reading minus true Unix time at true time `true_us`.
   DurationUs error_us(TimeUs true_us) const;
@@ -61,6 +65,12 @@ class ClockModel {
     double drift_ppm = 0;
     DurationUs drifted_us = 0;  // drift accumulated from 0 to at_us
   };
+  struct Target {
+    std::uint32_t instance = kRedisNode;  // kRedisNode: a Redis node, named by region and node
+    std::int32_t region = -1;
+    std::int32_t node = 0;
+  };
+  ClockModel(DurationUs base_offset_us, const ClockSpec& spec, const Target& target);
   const Segment& segment_at(TimeUs true_us) const;
   static DurationUs drift_over(double ppm, DurationUs span_us);
   DurationUs raw_error_us(TimeUs true_us) const;
