@@ -123,8 +123,12 @@ TEST_CASE("clock faults: mistakes name the path and what was expected") {
   CHECK_THAT(error_of(scenario_with(R"([{"type": "clock_jump", "at": "1s", "amount": 5}])")),
              Catch::Contains("faults[0].amount: expected a duration"));
   CHECK_THAT(error_of(scenario_with(
-                 R"([{"type": "clock_jump", "at": "1s", "nodes": 2, "amount": "1s"}])")),
+                 R"([{"type": "clock_jump", "at": "1s", "nodes": "x", "amount": "1s"}])")),
              Catch::Contains("faults[0].nodes: expected \"all\""));
+  // A node index names a node of an embedded cluster (tests/test_clock_nodes.cpp).
+  CHECK_THAT(error_of(scenario_with(
+                 R"([{"type": "clock_jump", "at": "1s", "nodes": 2, "amount": "1s"}])")),
+             Catch::Contains("faults[0].nodes: a node index needs \"redis.cluster\""));
   CHECK_THAT(error_of(scenario_with(R"([{"type": "clock_jump", "at": "1s", "nodes": "all",
                                           "instances": [0], "amount": "1s"}])")),
              Catch::Contains("faults[0].instances: a fault on the Redis node"));

@@ -242,3 +242,25 @@ TEST_CASE("multi-region.json: a sweep over replication_delay, overshoot rising w
   CHECK(metric(3, "crdt_100ms", "excess") == metric(3, "region_local", "excess"));
   CHECK_THAT(dir.out(), Contains("strategies[2].replication_delay"));
 }
+
+TEST_CASE("a run on an embedded cluster: a clock fault on some nodes, each node in the report") {
+  const Scenario s = parse_scenario(
+      R"({"name": "t", "duration": "1m", "limits": [{"name": "l", "limit": 10, "window": "1s"}],
+          "instances": {"count": 2}, "redis": {"cluster": {"nodes": 3}},
+          "traffic": [{"name": "u", "users": 3, "rate": "5/s"}],
+          "strategies": [{"name": "redis_sliding_log", "clock": "redis_time"}],
+          "faults": [{"type": "clock_offset", "at": "6s", "nodes": [1, 2], "amount": "2s"},
+                     {"type": "clock_jump", "at": "12s", "nodes": 2, "amount": "-500ms"}]})",
+      "t.json");
+  const auto json = report_json(rlsim::testing::run_text(s));
+  const auto& series = json["strategies"][0]["clock"]["series"];  // a point every 0.6 s
+  const auto& nodes = series["redis_nodes"];
+  REQUIRE(nodes.size() == 3);
+  CHECK(nodes[2]["name"] == "node 2");
+  CHECK(nodes[0]["max_abs_error_us"] == 0);
+  CHECK(error_at(series, nodes[1], 5.4) == 0);
+  CHECK(error_at(series, nodes[1], 6) == 2'000'000);
+  CHECK(error_at(series, nodes[1], 30) == 2'000'000);
+  CHECK(error_at(series, nodes[2], 30) == 1'500'000);
+  CHECK(series["redis"]["error_us"] == nodes[0]["error_us"]);
+}
