@@ -27,4 +27,8 @@ done
 "$rlsim" sweep scenarios/global-limit.json --set 'strategies[1].shards=1,2,5,10,20' \
   --strategy sharded --metric 'strategy_metrics.global_limits[0].hottest_key_share' \
   --metric redis_commands_per_request --metric latency_us.p99 >/dev/null
+# crdt_counter: overshoot against the replication delay (docs/regions.md), region_local beside it.
+"$rlsim" sweep scenarios/multi-region.json \
+  --set 'strategies[2].replication_delay=0ms,100ms,1s,10s,30s,60s' \
+  --strategy crdt_100ms --strategy region_local --metric overshoot --metric excess >/dev/null
 echo "regenerated: $(find reports -mindepth 1 -maxdepth 1 -type d | sort | tr '\n' ' ')"
