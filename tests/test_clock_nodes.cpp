@@ -13,6 +13,7 @@
 #include "redis/mock_store.h"
 #include "report/report.h"
 #include "scenario/load.h"
+#include "strategy_harness.h"
 #include "test_util.h"
 #include "world/clock.h"
 
@@ -263,4 +264,78 @@ TEST_CASE("a run on an embedded cluster: a clock fault on some nodes, each node 
   CHECK(error_at(series, nodes[1], 30) == 2'000'000);
   CHECK(error_at(series, nodes[2], 30) == 1'500'000);
   CHECK(series["redis"]["error_us"] == nodes[0]["error_us"]);
+}
+
+TEST_CASE("redis_fixed_window takes a clock source: TIME picks the window, not the skewed clock") {
+  const std::string limit = R"({"name": "l", "limit": 100, "window": "1s"})";
+  const std::int64_t first = kEpochUnixUs / kUsPerS;  // the window of true time 0..1 s
+  const auto has_key = [](rlsim::testing::StrategyHarness& h, std::int64_t window) {
+    return h.store()
+               .run(Command{"EXISTS", "rl:user:0:" + std::to_string(window)},
+                    kEpochUnixUs + 900'000)
+               .integer == 1;
+  };
+  SECTION("local (the default): 0.6 s ahead counts in the next window") {
+    rlsim::testing::StrategyHarness h(limit, R"("redis_fixed_window")", {0, 600'000});
+    h.request(500'000, 0, 0);
+    h.request(500'000, 0, 1);
+    CHECK(h.pattern() == "11");
+    CHECK(has_key(h, first));
+    CHECK(has_key(h, first + 1));
+    nlohmann::ordered_json metrics;
+    h.strategy().write_metrics(metrics);
+    CHECK_FALSE(metrics.contains("time_calls"));  // a local-clock report keeps its shape
+  }
+  SECTION("redis_time: one TIME round trip, then INCR and EXPIRE in TIME's window") {
+    rlsim::testing::StrategyHarness h(
+        limit, R"({"name": "redis_fixed_window", "clock": "redis_time"})", {0, 600'000});
+    h.request(500'000, 0, 0);
+    h.request(500'000, 0, 1);
+    CHECK(h.pattern() == "11");
+    CHECK(has_key(h, first));
+    CHECK_FALSE(has_key(h, first + 1));
+    CHECK(h.stats().round_trips == 2 + 3);  // TIME each; INCR each; one EXPIRE
+    nlohmann::ordered_json metrics;
+    h.strategy().write_metrics(metrics);
+    CHECK(metrics["time_calls"] == 2);
+    CHECK(metrics["clock_lag_us"]["mean"] == 500.0);  // TIME's return leg of the 1 ms RTT
+  }
+  SECTION("redis_time_cached: TIME once per refresh per instance") {
+    rlsim::testing::StrategyHarness h(
+        limit, R"({"name": "redis_fixed_window", "clock": "redis_time_cached"})", {600'000});
+    h.request(100'000);
+    h.request(300'000);
+    h.request(700'000);
+    CHECK(h.pattern() == "111");
+    CHECK(has_key(h, first));
+    CHECK_FALSE(has_key(h, first + 1));
+    nlohmann::ordered_json metrics;
+    h.strategy().write_metrics(metrics);
+    CHECK(metrics["time_calls"] == 1);
+  }
+}
+
+TEST_CASE("global_redis and region_local read TIME from the Redis they count in") {
+  std::string text = three_regions({"", "", ""}, R"(, "timeout": "1s")", "[]");
+  const std::string one = R"("strategies": ["region_local"])";
+  text.replace(text.find(one), one.size(),
+               R"("strategies": [{"name": "region_local", "clock": "redis_time"},
+                                 {"name": "global_redis", "clock": "redis_time"}])");
+  const auto result = rlsim::testing::run_text(parse_scenario(text, "t.json"));
+  const auto p50 = [&](const char* label, std::size_t region) {
+    return rlsim::testing::by_label(result, label)
+        .regions[region]["latency_us"]["p50"]
+        .get<std::int64_t>();
+  };
+  // RTT 1 ms inside a region; us is 80 ms from eu (home), ap 150 ms. TIME and INCR are two round
+  // trips a decision (three with a window's EXPIRE); p50 is a histogram bucket's top.
+  for (std::size_t region : {0, 1, 2}) {
+    CHECK(p50("region_local", region) >= 2000);
+    CHECK(p50("region_local", region) < 3 * 1000 + 100);
+  }
+  CHECK(p50("global_redis", 0) < 3 * 1000 + 100);
+  CHECK(p50("global_redis", 1) >= 2 * 81'000);
+  CHECK(p50("global_redis", 1) < 3 * 81'000);
+  CHECK(p50("global_redis", 2) >= 2 * 151'000);
+  CHECK(p50("global_redis", 2) < 3 * 151'000);
 }

@@ -56,7 +56,7 @@ ClockSource::ClockSource(const nlohmann::json& params, Simulator& sim, RedisServ
     refresh_us_ = parse_duration(it->get<std::string>()).value_or(0);
 }
 
-Task<bool> ClockSource::begin(const Instance& instance, Base& base) {
+Task<bool> ClockSource::begin(const Instance& instance, Base& base, RedisServer* server) {
   if (kind_ == Kind::kRedisTimeCached) {
     if (cache_.size() <= instance.id) cache_.resize(instance.id + 1);
     const Cached& cached = cache_[instance.id];
@@ -67,7 +67,8 @@ Task<bool> ClockSource::begin(const Instance& instance, Base& base) {
     }
   }
   ++time_calls_;
-  const Reply reply = std::move((co_await redis_.call(command("TIME"))).front());
+  RedisServer& redis = server != nullptr ? *server : redis_;
+  const Reply reply = std::move((co_await redis.call(command("TIME"))).front());
   TimeUs unix_us = 0;
   if (!parse_time(reply, unix_us)) {
     ++time_errors_;
@@ -87,7 +88,7 @@ Task<bool> ClockSource::begin(const Instance& instance, Base& base) {
   co_return true;
 }
 
-TimeUs ClockSource::now_us(const Base& base, const Instance& instance) {
+TimeUs ClockSource::now_us(const Base& base, const Instance& instance, RedisServer* server) {
   const TimeUs true_now_us = sim_.now();
   TimeUs now = 0;
   switch (kind_) {
@@ -100,7 +101,7 @@ TimeUs ClockSource::now_us(const Base& base, const Instance& instance) {
       now = base.redis_unix_us + (instance.monotonic_us(true_now_us) - base.monotonic_at_us);
       break;
   }
-  const DurationUs lag_us = redis_.clock_unix_us(true_now_us) - now;
+  const DurationUs lag_us = (server != nullptr ? *server : redis_).clock_unix_us(true_now_us) - now;
   ++lag_samples_;
   lag_total_us_ += lag_us;
   lag_max_abs_us_ = std::max(lag_max_abs_us_, std::abs(lag_us));

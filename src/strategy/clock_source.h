@@ -37,10 +37,13 @@ class ClockSource {
   // Sets `base` for a decision on `instance`: for redis_time sends TIME (one round trip); for
   // redis_time_cached sends it only when the instance's reading is missing or stale. Returns false
   // when TIME failed or timed out (the decision is then an error). REQUIRES: kind() != kLocal.
-  Task<bool> begin(const Instance& instance, Base& base);
+  // `server`: the Redis to read TIME from when not the one given at construction (with regions,
+  // the Redis the decision counts in).
+  Task<bool> begin(const Instance& instance, Base& base, RedisServer* server = nullptr);
   // Now, in Unix microseconds, for a decision with `base` on `instance`. Also records how far it
-  // is from the Redis node's clock at this moment (the staleness of the value passed).
-  TimeUs now_us(const Base& base, const Instance& instance);
+  // is from the Redis node's clock at this moment (the staleness of the value passed); `server` as
+  // for begin().
+  TimeUs now_us(const Base& base, const Instance& instance, RedisServer* server = nullptr);
   void forget(const Instance& instance);
   // "clock", "time_calls", "time_errors", "clock_lag_us" (mean, max): only for the Redis sources,
   // so that reports of local-clock strategies keep their shape.

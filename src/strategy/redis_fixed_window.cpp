@@ -2,6 +2,7 @@
 //   count = INCR rl:user:42:<window>
 //   if count == 1: EXPIRE rl:user:42:<window> <2 * window>
 //   allowed while count <= limit
+#include "strategy/clock_source.h"
 #include "strategy/registry.h"
 #include "strategy/reply_check.h"
 
@@ -18,18 +19,25 @@ class RedisFixedWindow final : public Strategy {
       : env_(std::move(env)),
         prefixes_(redis_key_prefixes(env_.limits)),
         fail_open_(env_.params.at("on_error") == "allow"),
-        target_(target) {}
+        target_(target),
+        clock_(env_.params, env_.sim, env_.redis) {}
 
   void attach_regions(const RegionWorld& world) override { regions_ = &world; }
 
   Task<Decision> decide(Request request, const Instance& instance) override {
     Decision decision;
     RedisServer& redis = server_for(instance);
+    // The window comes from this instance's clock, as time.time() would give it, or from TIME of
+    // the Redis that counts (the `clock` parameter), read once for all limits.
+    ClockSource::Base base;
+    if (clock_.kind() != ClockSource::Kind::kLocal &&
+        !co_await clock_.begin(instance, base, &redis))
+      co_return fail_open_ ? Decision{true, -1, true} : Decision{false, 0, true};
+    const TimeUs now_unix_us = clock_.now_us(base, instance, &redis);
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       const Limit& limit = env_.limits[i];
-      // The window comes from this instance's clock, as time.time() would give it.
       const std::int64_t window_ms = limit.window_us / kUsPerMs;
-      const std::int64_t window = instance.local_unix_us(env_.sim.now()) / kUsPerMs / window_ms;
+      const std::int64_t window = now_unix_us / kUsPerMs / window_ms;
       std::string key = prefixes_[i];
       env_.catalog.append_key_text(key, request, limit.key);
       key += ':';
@@ -57,6 +65,9 @@ class RedisFixedWindow final : public Strategy {
     co_return decision;
   }
 
+  void on_instance_stop(const Instance& instance) override { clock_.forget(instance); }
+  void write_metrics(nlohmann::ordered_json& out) const override { clock_.write_metrics(out); }
+
  private:
   RedisServer& server_for(const Instance& instance) const {
     if (regions_ == nullptr || target_ == Target::kSingle) return env_.redis;
@@ -68,6 +79,7 @@ class RedisFixedWindow final : public Strategy {
   bool fail_open_;
   Target target_;
   const RegionWorld* regions_ = nullptr;
+  ClockSource clock_;
 };
 
 }  // namespace

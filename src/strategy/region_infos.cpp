@@ -1,4 +1,5 @@
 // Registry entries of the multi-region strategies (docs/regions.md).
+#include "strategy/clock_source.h"
 #include "strategy/registry.h"
 
 namespace rlsim {
@@ -9,12 +10,13 @@ StrategyInfo region_local_info() {
       "each region counts on its own Redis (fixed window): fast, but up to limit x regions",
       "The fixed-window counter of redis_fixed_window (INCR rl:<kind>:<value>:<window>, EXPIRE on "
       "the first hit, window from the instance's clock), sent to the Redis of the instance's own "
-      "region. Every decision costs one round trip inside the region, so no request pays a "
+      "region (clock redis_time: TIME of that Redis). Every decision costs one round trip inside "
+      "the region, so no request pays a "
       "cross-region round trip; but the regions do not share counts, so a user whose requests "
       "land in several regions (travel, a geo-DNS failover: the traffic group's roaming) gets the "
       "limit in each: up to limit x regions per window. Without regions in the scenario it is "
       "redis_fixed_window.",
-      {on_error_param()},
+      {on_error_param(), clock_param(), clock_refresh_param()},
       Algorithm::kFixedWindow,
       make_region_local,
       nullptr,
@@ -32,7 +34,7 @@ StrategyInfo global_redis_info() {
       "the round trip between the regions (regions.rtt, e.g. 80-150 ms) to every decision, and the "
       "client timeout must exceed it. The report's regions[] shows the latency per region. "
       "Without regions in the scenario it is redis_fixed_window.",
-      {on_error_param()},
+      {on_error_param(), clock_param(), clock_refresh_param()},
       Algorithm::kFixedWindow,
       make_global_redis,
       nullptr,

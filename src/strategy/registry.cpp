@@ -104,8 +104,10 @@ const std::vector<StrategyInfo>& strategy_registry() {
        "deny = fail closed), and the gap between INCR and EXPIRE. A timed-out EXPIRE still runs on "
        "the server; the key that never expires comes from an INCR that created the counter but "
        "whose reply was lost (a timeout): the client never learns that the count was 1, so it "
-       "never sends the EXPIRE. redis_fixed_window_lua closes that gap.",
-       {on_error_param()},
+       "never sends the EXPIRE. redis_fixed_window_lua closes that gap. With clock redis_time (or "
+       "redis_time_cached) the window number comes from Redis TIME instead of the instance's "
+       "clock.",
+       {on_error_param(), clock_param(), clock_refresh_param()},
        Algorithm::kFixedWindow,
        make_redis_fixed_window,
        nullptr,
