@@ -3,6 +3,7 @@
 //   if count == 1: EXPIRE rl:user:42:<window> <2 * window>
 //   allowed while count <= limit
 #include "strategy/clock_source.h"
+#include "strategy/hybrid.h"
 #include "strategy/registry.h"
 #include "strategy/reply_check.h"
 
@@ -36,14 +37,14 @@ class RedisFixedWindow final : public Strategy {
     const TimeUs now_unix_us = clock_.now_us(base, instance, &redis);
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       const Limit& limit = env_.limits[i];
-      const std::int64_t window_ms = limit.window_us / kUsPerMs;
-      const std::int64_t window = now_unix_us / kUsPerMs / window_ms;
-      std::string key = prefixes_[i];
-      env_.catalog.append_key_text(key, request, limit.key);
-      key += ':';
-      append_decimal(key, window);  // no format parsing on the hot path
-
-      const Reply count = std::move((co_await redis.call(command("INCR", key))).front());
+      const std::int64_t window = now_unix_us / kUsPerMs / (limit.window_us / kUsPerMs);
+      // Built in a spare argv's buffers: the request allocates nothing once they have grown.
+      Command incr = spare_commands_.take(2);
+      incr[0].assign("INCR");
+      hybrid::assign_counter_key(incr[1], prefixes_[i], env_.catalog, request, limit, window);
+      RedisCall incr_call = redis.call(std::move(incr));
+      const Reply count = std::move((co_await incr_call).front());
+      spare_commands_.give_back(incr_call);
       if (!is_integer(count)) {  // an error, a timeout or a reply that is no count
         decision.error = true;
         if (fail_open_) continue;
@@ -53,10 +54,13 @@ class RedisFixedWindow final : public Strategy {
         // A second round trip. A timed-out EXPIRE still runs on the server; the key that never
         // expires comes from the INCR before it: when the reply that said 1 is lost, this line is
         // never reached. redis_fixed_window_lua runs both in one script.
-        Command expire = window_ms % 1000 == 0
-                             ? command("EXPIRE", key, std::to_string(2 * window_ms / 1000))
-                             : command("PEXPIRE", key, std::to_string(2 * window_ms));
-        const Reply expired = std::move((co_await redis.call(std::move(expire))).front());
+        Command expire = spare_commands_.take(hybrid::kExpireWords);
+        std::string key;
+        hybrid::assign_counter_key(key, prefixes_[i], env_.catalog, request, limit, window);
+        hybrid::assign_expire_two_windows(expire, key, limit);
+        RedisCall expire_call = redis.call(std::move(expire));
+        const Reply expired = std::move((co_await expire_call).front());
+        spare_commands_.give_back(expire_call);
         if (!is_integer(expired)) decision.error = true;
       }
       if (count.integer > limit.limit)
@@ -80,6 +84,7 @@ class RedisFixedWindow final : public Strategy {
   Target target_;
   const RegionWorld* regions_ = nullptr;
   ClockSource clock_;
+  SpareCommands spare_commands_;
 };
 
 }  // namespace
