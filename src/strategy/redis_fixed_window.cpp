@@ -29,15 +29,16 @@ class RedisFixedWindow final : public Strategy {
     Decision decision;
     RedisServer& redis = server_for(instance);
     // The window comes from this instance's clock, as time.time() would give it, or from TIME of
-    // the Redis that counts (the `clock` parameter), read once for all limits.
+    // the Redis that counts (the `clock` parameter: read once, before the first limit), as each
+    // limit is checked.
     ClockSource::Base base;
     if (clock_.kind() != ClockSource::Kind::kLocal &&
         !co_await clock_.begin(instance, base, &redis))
       co_return fail_open_ ? Decision{true, -1, true} : Decision{false, 0, true};
-    const TimeUs now_unix_us = clock_.now_us(base, instance, &redis);
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       const Limit& limit = env_.limits[i];
-      const std::int64_t window = now_unix_us / kUsPerMs / (limit.window_us / kUsPerMs);
+      const std::int64_t window =
+          clock_.now_us(base, instance, &redis) / kUsPerMs / (limit.window_us / kUsPerMs);
       // Built in a spare argv's buffers: the request allocates nothing once they have grown.
       Command incr = spare_commands_.take(2);
       incr[0].assign("INCR");
