@@ -11,6 +11,7 @@
 #include "app/clock_report.h"
 #include "cli_dir.h"
 #include "redis/mock_store.h"
+#include "report/html_report.h"
 #include "report/report.h"
 #include "scenario/load.h"
 #include "strategy_harness.h"
@@ -174,7 +175,13 @@ TEST_CASE("a run: each region's Redis and instances have their own clock, in the
                         {"type": "clock_drift", "at": "0s", "nodes": "all", "amount": 100},
                         {"type": "clock_jump", "at": "5s", "amount": "1s"}])"),
       "t.json");
-  const auto json = report_json(rlsim::testing::run_text(s));
+  const RunResult result = rlsim::testing::run_text(s);
+  const auto json = report_json(result);
+  // The HTML clock chart draws each node's clock by name.
+  const std::string html = report_html(result, "rlsim run t.json");
+  CHECK_THAT(html, Contains("Redis eu"));
+  CHECK_THAT(html, Contains("Redis us"));
+  CHECK_THAT(html, Contains("Redis ap"));
   const auto& series = json["strategies"][0]["clock"]["series"];  // a point every 0.6 s
   const auto& nodes = series["redis_nodes"];
   REQUIRE(nodes.size() == 3);

@@ -150,7 +150,11 @@ TEST_CASE("resolve_strategies fills in parameter defaults and keeps given ones")
   CHECK(resolved[0].params == json::object());
   REQUIRE(resolved[1].info != nullptr);
   CHECK(resolved[1].info->name == "redis_fixed_window");
-  CHECK(resolved[1].params == json{{"on_error", "fail_open"}, {"divisor", 0}, {"breaker", false}});
+  CHECK(resolved[1].params == json{{"on_error", "fail_open"},
+                                   {"clock", "local"},
+                                   {"clock_refresh", "1s"},
+                                   {"divisor", 0},
+                                   {"breaker", false}});
 
   json j = minimal();
   j["strategies"][1] = {{"name", "redis_fixed_window"}, {"label", "closed"}, {"on_error", "deny"}};
@@ -159,7 +163,11 @@ TEST_CASE("resolve_strategies fills in parameter defaults and keeps given ones")
   CHECK(s2.strategies[1].params == json{{"on_error", "deny"}});
   const auto resolved2 = resolve_strategies(s2, "f.json");
   CHECK(resolved2[1].label == "closed");
-  CHECK(resolved2[1].params == json{{"on_error", "deny"}, {"divisor", 0}, {"breaker", false}});
+  CHECK(resolved2[1].params == json{{"on_error", "deny"},
+                                    {"clock", "local"},
+                                    {"clock_refresh", "1s"},
+                                    {"divisor", 0},
+                                    {"breaker", false}});
 }
 
 TEST_CASE("every optional field is read when given") {
@@ -499,7 +507,7 @@ TEST_CASE("unknown strategy parameters and bad parameter values are rejected") {
   check_rejected({
       {with("/strategies/1/colour", "red"),
        "f.json: strategies[1].colour: unknown parameter for redis_fixed_window (expected one of: "
-       "on_error, divisor, breaker)"},
+       "on_error, clock, clock_refresh, divisor, breaker)"},
       {with("/strategies/0", {{"name", "in_memory"}, {"on_error", "deny"}}),
        "f.json: strategies[0].on_error: unknown parameter (in_memory takes no parameters)"},
       {with("/strategies/1/on_error", "maybe"),

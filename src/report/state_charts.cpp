@@ -213,8 +213,17 @@ void clock_chart(const TimeFrame& frame, std::vector<Chart>& charts) {
                                      line_color, false));
       ++slot;
     }
-    if (const ordered_json* redis = field(*series, "redis"))
+    if (const ordered_json* nodes = field(*series, "redis_nodes")) {
+      // Every Redis node's own clock (regions, a cluster): dashed, named by region or node.
+      for (const auto& node : *nodes) {
+        const std::string& line_color = color(slot) == "#000000" ? color(++slot) : color(slot);
+        chart.series.push_back(samples(node["error_us"], "Redis " + node["name"].get<std::string>(),
+                                       line_color, true));
+        ++slot;
+      }
+    } else if (const ordered_json* redis = field(*series, "redis")) {
       chart.series.push_back(samples((*redis)["error_us"], "Redis node", "#000000", true));
+    }
     charts.push_back(std::move(chart));
     return;
   }
