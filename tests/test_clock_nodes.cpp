@@ -346,3 +346,34 @@ TEST_CASE("global_redis and region_local read TIME from the Redis they count in"
   CHECK(p50("global_redis", 2) >= 2 * 151'000);
   CHECK(p50("global_redis", 2) < 3 * 151'000);
 }
+
+TEST_CASE("multi_limit and sharded_global take a clock source too: one TIME, then the pipeline") {
+  const std::string limits = R"({"name": "u", "key": "user", "limit": 100, "window": "1s"},
+                                {"name": "g", "key": "global", "limit": 1000, "window": "1s"})";
+  const std::int64_t first = kEpochUnixUs / kUsPerS;
+  for (const char* name : {"multi_limit", "sharded_global"}) {
+    for (const char* clock : {"local", "redis_time"}) {
+      const std::string entry =
+          std::string(R"({"name": ")") + name + R"(", "clock": ")" + clock + R"("})";
+      rlsim::testing::StrategyHarness h(limits, entry, {0, 600'000});
+      h.request(500'000, 0, 0);
+      h.request(500'000, 0, 1);
+      CHECK(h.pattern() == "11");
+      const auto user_key = [&](std::int64_t window) {
+        return h.store()
+                   .run(Command{"EXISTS", "rl:user:0:" + std::to_string(window)},
+                        kEpochUnixUs + 900'000)
+                   .integer == 1;
+      };
+      const bool redis_time = std::string(clock) == "redis_time";
+      INFO(name << " with clock " << clock);
+      CHECK(user_key(first));
+      CHECK(user_key(first + 1) == !redis_time);  // 0.6 s ahead: the next window on its own clock
+      // One pipeline a request, and one TIME before it with redis_time.
+      CHECK(h.stats().round_trips == (redis_time ? 4u : 2u));
+      nlohmann::ordered_json metrics;
+      h.strategy().write_metrics(metrics);
+      CHECK(metrics.contains("time_calls") == redis_time);
+    }
+  }
+}

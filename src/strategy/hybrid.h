@@ -21,10 +21,13 @@ StrategyInfo token_reservation_info();
 
 namespace hybrid {
 
-// The window number of `limit` as the lesson computes it: int(time.time() // window) on the
-// instance's clock, here floor(instance Unix ms / window ms).
+// The window number of `limit` as the lesson computes it: int(now // window), here
+// floor(Unix ms / window ms); window_of takes now from the instance's clock (time.time()).
+inline std::int64_t window_at(const Limit& limit, TimeUs now_unix_us) {
+  return now_unix_us / kUsPerMs / (limit.window_us / kUsPerMs);
+}
 inline std::int64_t window_of(const Limit& limit, const Instance& instance, TimeUs true_now_us) {
-  return instance.local_unix_us(true_now_us) / kUsPerMs / (limit.window_us / kUsPerMs);
+  return window_at(limit, instance.local_unix_us(true_now_us));
 }
 
 // "rl:user:42:<window>": the limit's prefix (redis_key_prefixes), the key's text, the window.

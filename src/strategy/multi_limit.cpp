@@ -2,6 +2,7 @@
 //   INCR rl:<kind>:<value>:<window>; EXPIRE rl:<kind>:<value>:<window> <2 windows>
 // pipelined: all 2 x L commands in one round trip; otherwise one round trip per limit. Denied when
 // any count exceeds its limit. This file also holds the helpers the four hybrid strategies share.
+#include "strategy/clock_source.h"
 #include "strategy/hybrid.h"
 #include "strategy/reply_check.h"
 
@@ -49,13 +50,17 @@ class MultiLimit final : public Strategy {
       : env_(std::move(env)),
         prefixes_(redis_key_prefixes(env_.limits)),
         pipelined_(env_.params.at("pipelined").get<bool>()),
-        fail_open_(env_.params.at("on_error") == "allow") {}
+        fail_open_(env_.params.at("on_error") == "allow"),
+        clock_(env_.params, env_.sim, env_.redis) {}
 
   Task<Decision> decide(Request request, const Instance& instance) override {
     const std::size_t limit_count = env_.limits.size();
     // INCR and EXPIRE for every limit, with each window computed once, at arrival, as the lesson
-    // computes now_window once.
-    std::vector<Command> commands = commands_for(request, instance);
+    // computes now_window once: on the instance's clock, or from TIME (the `clock` parameter).
+    ClockSource::Base base;
+    if (clock_.kind() != ClockSource::Kind::kLocal && !co_await clock_.begin(instance, base))
+      co_return fail_open_ ? Decision{true, -1, true} : Decision{false, 0, true};
+    std::vector<Command> commands = commands_for(request, clock_.now_us(base, instance));
     std::vector<Reply> replies;
     if (pipelined_) {
       RedisPipeline call = env_.redis.pipeline(std::move(commands));
@@ -72,16 +77,19 @@ class MultiLimit final : public Strategy {
     co_return judge(replies);
   }
 
+  void on_instance_stop(const Instance& instance) override { clock_.forget(instance); }
+  void write_metrics(nlohmann::ordered_json& out) const override { clock_.write_metrics(out); }
+
  private:
   // Filled into a finished pipeline's argvs: a request allocates no command once they have grown.
-  std::vector<Command> commands_for(const Request& request, const Instance& instance) {
+  std::vector<Command> commands_for(const Request& request, TimeUs now_unix_us) {
     PipelineBuilder commands(spare_commands_.take_pipeline(), 2 * env_.limits.size());
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       const Limit& limit = env_.limits[i];
       Command& incr = commands.next(2);
       incr[0].assign("INCR");
       hybrid::assign_counter_key(incr[1], prefixes_[i], env_.catalog, request, limit,
-                                 hybrid::window_of(limit, instance, env_.sim.now()));
+                                 hybrid::window_at(limit, now_unix_us));
       hybrid::assign_expire_two_windows(commands.next(hybrid::kExpireWords), incr[1], limit);
     }
     return commands.finish();
@@ -115,6 +123,7 @@ class MultiLimit final : public Strategy {
   std::vector<std::string> prefixes_;
   bool pipelined_;
   bool fail_open_;
+  ClockSource clock_;
   SpareCommands spare_commands_;
 };
 
@@ -128,7 +137,9 @@ StrategyInfo multi_limit_info() {
       "trip per limit",
       "The lesson's check_multi_limits(): a request is checked against every limit of the "
       "scenario (per user, per IP, per endpoint) with INCR rl:<kind>:<value>:<window> and EXPIRE "
-      "key <2 windows> for each, window = int(now // window) on the instance's clock. With "
+      "key <2 windows> for each, window = int(now // window) on the instance's clock (or Redis "
+      "TIME: "
+      "clock). With "
       "pipelined = true all 2 x L commands go in one pipeline, one round trip; with false each "
       "limit's INCR + EXPIRE is its own round trip, L in a row. Denied when any count is over its "
       "limit (denied_by is the first such limit). Pipelining does not reduce the commands Redis "
@@ -143,7 +154,9 @@ StrategyInfo multi_limit_info() {
         "per limit",
         {},
         false},
-       on_error_param()},
+       on_error_param(),
+       clock_param(),
+       clock_refresh_param()},
       Algorithm::kFixedWindow,
       [](StrategyEnv env) -> std::unique_ptr<Strategy> {
         return std::make_unique<MultiLimit>(std::move(env));

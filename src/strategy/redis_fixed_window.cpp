@@ -37,8 +37,7 @@ class RedisFixedWindow final : public Strategy {
       co_return fail_open_ ? Decision{true, -1, true} : Decision{false, 0, true};
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       const Limit& limit = env_.limits[i];
-      const std::int64_t window =
-          clock_.now_us(base, instance, &redis) / kUsPerMs / (limit.window_us / kUsPerMs);
+      const std::int64_t window = hybrid::window_at(limit, clock_.now_us(base, instance, &redis));
       // Built in a spare argv's buffers: the request allocates nothing once they have grown.
       Command incr = spare_commands_.take(2);
       incr[0].assign("INCR");

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/check.h"
+#include "strategy/clock_source.h"
 #include "strategy/hybrid.h"
 #include "strategy/reply_check.h"
 
@@ -26,6 +27,7 @@ class ShardedGlobal final : public Strategy {
         read_after_incr_(env_.params.at("read") == "after_incr"),
         hash_tags_(env_.params.at("hash_tags").get<bool>()),
         fail_open_(env_.params.at("on_error") == "allow"),
+        clock_(env_.params, env_.sim, env_.redis),
         increments_(env_.limits.size()) {
     RLSIM_CHECK(shards_ <= kMaxShards);  // the registry's check rejected larger values
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
@@ -35,7 +37,11 @@ class ShardedGlobal final : public Strategy {
   }
 
   Task<Decision> decide(Request request, const Instance& instance) override {
-    Plan plan = plan_for(request, instance);
+    // The windows from the instance's clock, or from TIME (the `clock` parameter).
+    ClockSource::Base base;
+    if (clock_.kind() != ClockSource::Kind::kLocal && !co_await clock_.begin(instance, base))
+      co_return fail_open_ ? Decision{true, -1, true} : Decision{false, 0, true};
+    Plan plan = plan_for(request, clock_.now_us(base, instance));
     RedisPipeline write_call = env_.redis.pipeline(std::move(plan.writes));
     std::vector<Reply> replies = co_await write_call;
     spare_commands_.give_back(write_call);
@@ -55,7 +61,9 @@ class ShardedGlobal final : public Strategy {
     co_return judge(replies, totals);
   }
 
+  void on_instance_stop(const Instance& instance) override { clock_.forget(instance); }
   void write_metrics(nlohmann::ordered_json& out) const override {
+    clock_.write_metrics(out);
     out["shards"] = shards_;
     nlohmann::ordered_json limits = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
@@ -110,7 +118,7 @@ class ShardedGlobal final : public Strategy {
   }
 
   // Filled into finished pipelines' argvs: a request allocates no command once they have grown.
-  Plan plan_for(const Request& request, const Instance& instance) {
+  Plan plan_for(const Request& request, TimeUs now_unix_us) {
     std::size_t read_commands = 0;
     for (const Limit& limit : env_.limits)
       if (limit.key == LimitKey::kGlobal)
@@ -121,7 +129,7 @@ class ShardedGlobal final : public Strategy {
     windows_.resize(env_.limits.size());
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       const Limit& limit = env_.limits[i];
-      const std::int64_t window = hybrid::window_of(limit, instance, env_.sim.now());
+      const std::int64_t window = hybrid::window_at(limit, now_unix_us);
       windows_[i] = window;
       Command& incr = writes.next(2);
       incr[0].assign("INCR");
@@ -209,6 +217,7 @@ class ShardedGlobal final : public Strategy {
   bool read_after_incr_;
   bool hash_tags_;
   bool fail_open_;
+  ClockSource clock_;
   std::vector<std::vector<std::int64_t>> increments_;  // [limit index][shard], global limits only
   std::vector<std::int64_t> windows_;                  // plan_for's window per limit (reused)
   SpareCommands spare_commands_;
@@ -250,7 +259,9 @@ StrategyInfo sharded_global_info() {
         "shard (lesson section 6)",
         {},
         false},
-       on_error_param()},
+       on_error_param(),
+       clock_param(),
+       clock_refresh_param()},
       Algorithm::kFixedWindow,
       [](StrategyEnv env) -> std::unique_ptr<Strategy> {
         return std::make_unique<ShardedGlobal>(std::move(env));
