@@ -277,3 +277,32 @@ TEST_CASE("faults: an open breaker stops calling Redis and returns after the coo
   CHECK(timeline[4]["to"] == "closed");
   CHECK(timeline[4]["at_s"] == 2.101);
 }
+
+TEST_CASE(
+    "faults: recovery_s is the time from the fault's end to the last admission beyond the limit") {
+  // Limit 20 per minute. 0.0-0.9 s: ten INCRs admitted (Redis counts 10). 1.0-1.9 s: refused, fail
+  // open admits ten more that Redis never counts (the oracle's count reaches 20: no excess yet).
+  // From 2.0 s Redis admits up to its 20th INCR: 2.0-2.9 s, ten admissions beyond the limit, the
+  // last decided at 2.901 s; 3.0 s is denied. Back within the limit 0.901 s after the fault.
+  const Run open = run(scenario_text(R"({"type": "redis_down", "at": "1s", "for": "1s"})",
+                                     "\"redis_fixed_window\"", "", 1, "20"));
+  const json& fault = open.extra["faults"][0];
+  CHECK(fault["during"]["allowed"] == 10);
+  CHECK(fault["during"]["excess"] == 0);
+  CHECK(fault["after"]["excess"] == 10);
+  CHECK(fault["recovery_s"] == Approx(0.901));
+  CHECK(open.result.totals.allowed == 30);
+  // Fail closed admits nothing during the outage, so nothing beyond the limit follows it.
+  const Run closed = run(
+      scenario_text(R"({"type": "redis_down", "at": "1s", "for": "1s"})",
+                    R"({"name": "redis_fixed_window", "on_error": "fail_closed"})", "", 1, "20"));
+  CHECK(closed.extra["faults"][0]["after"]["excess"] == 0);
+  CHECK(closed.extra["faults"][0]["recovery_s"] == 0.0);
+  // A fault that starts before the damage ends stops the first one's measure: the excess from
+  // 2.0 s on is recovery from the second fault (ended at 2.0 s), not the first (ended at 1.5 s).
+  const Run two = run(scenario_text(R"({"type": "redis_down", "at": "1s", "for": "500ms"},
+                                       {"type": "redis_down", "at": "1500ms", "for": "500ms"})",
+                                    "\"redis_fixed_window\"", "", 1, "20"));
+  CHECK(two.extra["faults"][0]["recovery_s"] == 0.0);
+  CHECK(two.extra["faults"][1]["recovery_s"] == Approx(0.901));
+}
