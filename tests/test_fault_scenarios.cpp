@@ -86,3 +86,48 @@ TEST_CASE("latency-spike: the rate check passes 5 ms and calls wait for connecti
   CHECK(e["redis_node"]["pool"]["waits"].get<int>() > 1000);
   CHECK(e["faults"][0]["during"]["excess"] == 0);
 }
+
+TEST_CASE("instance-crash: in-memory and local_budget state dies with the process") {
+  const Runs runs = run_all("instance-crash.json");
+  const StrategyResult& memory = runs.by_label("in_memory");
+  const StrategyResult& budget = runs.by_label("local_budget");
+  const StrategyResult& central = runs.by_label("redis_fixed_window");
+  // Minute 0: 4 instances x 100. Minute 1: instance 0 crashed at 1:30 after its 100; its
+  // replacement starts from zero and admits 100 more.
+  REQUIRE(memory.totals.series.size() >= 3);
+  CHECK(memory.totals.series[0].max_per_key == 400);
+  CHECK(memory.totals.series[1].max_per_key == 500);
+  // Minute 2: instance 1 crashed at 2:02 holding claimed tokens: Redis counted them, nobody spent
+  // them, so the minute admits fewer than 100 and the user is wrongly denied meanwhile.
+  REQUIRE(budget.totals.series.size() >= 3);
+  CHECK(budget.totals.series[1].max_per_key == 100);
+  CHECK(budget.totals.series[2].max_per_key < 100);
+  CHECK(budget.totals.series[2].max_per_key + budget.strategy_metrics["tokens_wasted"].get<int>() ==
+        100);
+  CHECK(extra(budget)["faults"][1]["during"]["false_denials"].get<int>() >= 10);
+  CHECK(budget.totals.limits[0].max_in_window == 100);
+  // The central counter keeps no state in the instances: exactly the limit every minute.
+  for (std::size_t w = 0; w < 3; ++w) CHECK(central.totals.series[w].max_per_key == 100);
+  CHECK(central.totals.limits[0].false_denials == 0);
+}
+
+TEST_CASE("hot-key: one key per window loads one node, tagged shards spread keys and nodes") {
+  const Runs runs = run_all("hot-key.json");
+  const json one_key = extra(runs.by_label("one_key"));
+  const json tagged = extra(runs.by_label("sharded_tagged"));
+  // Per key: every write of the window goes to one key, or a third to each of three shards.
+  CHECK(runs.by_label("one_key").strategy_metrics["global_limits"][0]["hottest_key_share"] == 1.0);
+  CHECK(runs.by_label("sharded_tagged")
+            .strategy_metrics["global_limits"][0]["hottest_key_share"]
+            .get<double>() < 0.34);
+  // Per node: the one key's node is saturated, each second on one node; shards share the load.
+  CHECK(one_key["redis_cluster"]["peak_utilization"].get<double>() > 0.95);
+  CHECK(tagged["redis_cluster"]["peak_utilization"].get<double>() < 0.6);
+  for (const auto& node : tagged["redis_nodes"]) {
+    CHECK(node["utilization"].get<double>() > 0.5);
+    // Each node's hottest key is its own shard, with about a third of the writes.
+    CHECK(node["hot_keys"][0]["key"].get<std::string>().rfind("rl:{global-s", 0) == 0);
+  }
+  CHECK(runs.by_label("one_key").totals.latency_us.quantile(0.99) >
+        3 * runs.by_label("sharded_tagged").totals.latency_us.quantile(0.99));
+}
