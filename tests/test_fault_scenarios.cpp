@@ -51,6 +51,8 @@ TEST_CASE("redis-outage: each policy's trade-off, side by side") {
   // Local fallback: about the limit (10 users x 100 per minute) during the 20 s.
   CHECK(during_fallback["allowed"].get<int>() == Approx(1000).margin(100));
   CHECK(during_fallback["excess"] == 0);
+  // No divisor in the file: the scenario's initial instance count, 10 (the lesson's limit // 10).
+  CHECK(extra(fallback)["resilience"]["divisor"] == 10);
   // The breaker decides the same way without waiting out the timeout.
   CHECK(during_breaker["allowed"] == during_fallback["allowed"]);
   CHECK(extra(breaker)["waited_full_timeout"].get<int>() * 10 <

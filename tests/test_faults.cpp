@@ -2,12 +2,14 @@
 // traffic (constant arrivals every 100 ms, a fixed round trip, no service time).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "app/faults.h"
 #include "app/run.h"
 #include "scenario/load.h"
+#include "strategy/registry.h"
 
 using namespace rlsim;
 using nlohmann::json;
@@ -305,4 +307,38 @@ TEST_CASE(
                                     "\"redis_fixed_window\"", "", 1, "20"));
   CHECK(two.extra["faults"][0]["recovery_s"] == 0.0);
   CHECK(two.extra["faults"][1]["recovery_s"] == Approx(0.901));
+}
+
+TEST_CASE("faults: every policy composes with every strategy that takes on_error") {
+  // Redis refuses every call of the run: each policy decides all 40 requests, whatever the
+  // algorithm behind it (limit 20 per minute, one instance, local_fallback's divisor 4: 5).
+  int tested = 0;
+  for (const StrategyInfo& info : strategy_registry()) {
+    const bool takes_on_error =
+        std::any_of(info.params.begin(), info.params.end(),
+                    [](const ParamSpec& p) { return p.name == "on_error"; });
+    const bool needs_more = std::any_of(info.params.begin(), info.params.end(),
+                                        [](const ParamSpec& p) { return p.required; });
+    if (!takes_on_error || needs_more) continue;
+    const auto run_with = [&](const std::string& policy) {
+      return run(scenario_text(R"({"type": "redis_down", "at": "0s", "for": "4s"})",
+                               fmt::format(R"({{"name": "{}", {}}})", info.name, policy), "", 1,
+                               "20"));
+    };
+    const Run open = run_with(R"("on_error": "fail_open")");
+    INFO(info.name);
+    ++tested;
+    CHECK(open.result.totals.allowed == 40);
+    CHECK(open.extra["resilience"]["policy"] == "fail_open");
+    CHECK(run_with(R"("on_error": "fail_closed")").result.totals.allowed == 0);
+    const Run fallback = run_with(R"("on_error": "local_fallback", "divisor": 4)");
+    CHECK(fallback.result.totals.allowed == 5);
+    CHECK(fallback.extra["resilience"]["fallback_decisions"] == 40);
+    const Run breaker = run_with(R"("on_error": "local_fallback", "divisor": 4,
+                                    "breaker": {"failures": 2, "cooldown": "1s"})");
+    CHECK(breaker.result.totals.allowed == 5);
+    CHECK(breaker.extra["resilience"]["breaker"]["opened"].get<int>() >= 1);
+    CHECK(breaker.extra["resilience"]["short_circuited"].get<int>() >= 30);
+  }
+  CHECK(tested >= 12);  // custom_lua needs a script: tests/test_strategy_custom_lua.cpp
 }
