@@ -342,3 +342,14 @@ TEST_CASE("faults: every policy composes with every strategy that takes on_error
   }
   CHECK(tested >= 12);  // custom_lua needs a script: tests/test_strategy_custom_lua.cpp
 }
+
+TEST_CASE("faults: at one instant the autoscaling step applies before the fault boundary") {
+  // The step at 1 s starts instance 1; the crash at 1 s finds it running and stops it. Were the
+  // fault first, instance 1 would not exist yet and the crash would be ignored.
+  json j = json::parse(scenario_text(R"({"type": "instance_crash", "at": "1s", "instances": [1]})",
+                                     "\"in_memory\"", "", 1));
+  j["instances"]["schedule"] = json::array({{{"at", "1s"}, {"count", 2}}});
+  const Run r = run(j.dump());
+  CHECK(r.result.instance_counts ==
+        std::vector<std::pair<TimeUs, int>>{{0, 1}, {1'000'000, 2}, {1'000'000, 1}});
+}
