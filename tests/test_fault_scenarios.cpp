@@ -79,6 +79,23 @@ TEST_CASE("redis-saturation: utilization, queue and latency climb, timeouts foll
   CHECK(node["queue_length_p99"].get<int>() > 1000);
   CHECK(node["errors"]["timeouts"].get<int>() > 1000);
   CHECK(node["commandstats"]["EVALSHA"].get<int>() > 100'000);
+  // Utilization, the longest queue and the limiter's p99 climb second by second (the fifth bucket
+  // is the timed-out calls draining after the end): the thread reaches 1 in the fourth second.
+  const json busy = node["utilization_series"]["values"];
+  const json queue = node["queue_length_max_series"]["values"];
+  const auto& windows = runs.by_label("lua_per_request").totals.series;
+  REQUIRE(windows.size() >= 4);
+  for (std::size_t s = 1; s < 4; ++s) {
+    CHECK(busy[s - 1].get<double>() < busy[s].get<double>());
+    CHECK(queue[s - 1].get<int>() < queue[s].get<int>());
+    CHECK(windows[s - 1].latency_p99_us <= windows[s].latency_p99_us);
+  }
+  CHECK(busy[3].get<double>() > 0.98);
+  CHECK(windows[3].latency_p99_us == 50'000);  // the client's timeout
+  // Timed-out calls still ran: every call the client sent was executed by the server.
+  CHECK(node["commandstats"]["EVALSHA"].get<std::int64_t>() +
+            node["commandstats"]["EVAL"].get<std::int64_t>() ==
+        static_cast<std::int64_t>(runs.by_label("lua_per_request").redis_commands));
 }
 
 TEST_CASE("latency-spike: the rate check passes 5 ms and calls wait for connections") {
