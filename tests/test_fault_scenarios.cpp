@@ -104,6 +104,18 @@ TEST_CASE("latency-spike: the rate check passes 5 ms and calls wait for connecti
   CHECK(e["redis_node"]["call_latency_us"]["p99"].get<int>() > 5000);
   CHECK(e["redis_node"]["pool"]["waits"].get<int>() > 1000);
   CHECK(e["faults"][0]["during"]["excess"] == 0);
+  // The spike lasts exactly the fault's minute: the limiter's p99 per window is about one round
+  // trip before and after, tens of ms (round trip + jitter + pool wait) during.
+  const auto& windows = runs.by_label("lua_counter").totals.series;
+  REQUIRE(windows.size() == 3);
+  CHECK(windows[0].latency_p99_us < 2000);
+  CHECK(windows[1].latency_p99_us > 20'000);
+  CHECK(windows[2].latency_p99_us < 2000);
+  // A pool wait is limiter latency too: the wait comes before the call's own 50 ms timeout, so
+  // some requests take longer than the timeout although no call timed out.
+  CHECK(e["redis_node"]["errors"]["timeouts"] == 0);
+  CHECK(e["redis_node"]["pool"]["max_wait_us"].get<int>() > 20'000);
+  CHECK(e["waited_full_timeout"].get<int>() > 0);
 }
 
 TEST_CASE("instance-crash: in-memory and local_budget state dies with the process") {
