@@ -353,3 +353,23 @@ TEST_CASE("faults: at one instant the autoscaling step applies before the fault 
   CHECK(r.result.instance_counts ==
         std::vector<std::pair<TimeUs, int>>{{0, 1}, {1'000'000, 2}, {1'000'000, 1}});
 }
+
+TEST_CASE("faults: redis_slow past the timeout: the queue outlasts the fault, INCRs still count") {
+  // 200 us per command x 1000 = 200 ms during [1 s, 2 s): each of the ten calls of that second
+  // takes longer than the 50 ms timeout, and they leave 1 s of work queued at 2 s. The ten calls
+  // of 2.0-2.9 s (200 us each again) wait behind it until 3.0005 s and time out too.
+  json j = json::parse(
+      scenario_text(R"({"type": "redis_slow", "at": "1s", "for": "1s", "multiplier": 1000})",
+                    "\"redis_fixed_window\""));
+  j["redis"]["service_time"] = "200us";
+  const Run r = run(j.dump());
+  CHECK(r.result.totals.errors == 20);
+  CHECK(r.extra["redis_node"]["errors"]["timeouts"] == 20);
+  CHECK(r.extra["faults"][0]["during"]["errors"] == 10);
+  CHECK(r.extra["faults"][0]["after"]["errors"] == 10);
+  CHECK(r.extra["waited_full_timeout"] == 20);
+  // The call sent at 2.0 s waited from 2.0005 s to 3.0005 s for the thread.
+  CHECK(r.extra["redis_node"]["max_queue_wait_us"] == 1'000'000);
+  // Every INCR sent ran on the server, the timed-out ones included.
+  CHECK(r.extra["redis_node"]["commandstats"]["INCR"] == 40);
+}
