@@ -302,3 +302,19 @@ TEST_CASE(
   CHECK(during.done_us == 200 + 6000 + 10);
   CHECK(during.replies[0].integer == 2);
 }
+
+TEST_CASE("a slower server slows the calls that reach it from then on, sent before or not") {
+  Simulator sim;
+  MockStore store;
+  RedisServer server(sim, store, fixed(1000, 10, 50'000), Rng(1, "network"));
+  // Sent at 0, on the wire when redis_slow starts at 200 us, reaching the server at 500 us:
+  // its service time is fixed when it arrives, x100.
+  Outcome sent_before;
+  start_incr(server, sim, 0, sent_before);
+  sim.run_until(200);
+  RedisConditions slow;
+  slow.service_multiplier = 100;
+  server.set_conditions(slow);
+  sim.run_until(1'000'000);
+  CHECK(sent_before.done_us == 1000 + 1000);
+}
