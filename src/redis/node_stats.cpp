@@ -61,13 +61,16 @@ void NodeStats::on_execute(const std::vector<Command>& commands, TimeUs start_us
 
 void NodeStats::count_key(const std::string& key) {
   // Slots are found by hash first (a scan of kHotKeySlots integers), so that most operations
-  // compare no string and a replaced slot reuses its string's buffer.
+  // compare no string and a replaced slot reuses its string's buffer. The same pass finds the
+  // smallest counter, which a new key takes over when every slot is in use.
   const std::size_t hash = std::hash<std::string>{}(key);
+  std::size_t smallest = 0;
   for (std::size_t i = 0; i < key_slots_.size(); ++i) {
     if (key_hashes_[i] == hash && key_slots_[i].first == key) {
       ++key_slots_[i].second;
       return;
     }
+    if (key_slots_[i].second < key_slots_[smallest].second) smallest = i;
   }
   if (key_slots_.size() < kHotKeySlots) {
     key_slots_.emplace_back(key, 1);
@@ -75,9 +78,6 @@ void NodeStats::count_key(const std::string& key) {
     return;
   }
   // Space-Saving: the new key takes over the smallest counter (the first one, on ties).
-  std::size_t smallest = 0;
-  for (std::size_t i = 1; i < key_slots_.size(); ++i)
-    if (key_slots_[i].second < key_slots_[smallest].second) smallest = i;
   key_slots_[smallest].first.assign(key);
   ++key_slots_[smallest].second;
   key_hashes_[smallest] = hash;

@@ -118,6 +118,27 @@ class RedisCall final : public RedisCallBase {
   Command take_spare_command() { return std::move(single_); }
 };
 
+// Argvs handed back by finished calls (RedisCall::take_spare_command), refilled for the next
+// call: once their buffers have grown, a steady stream of commands allocates nothing. Holds at
+// most one argv per call its owner had in flight.
+class SpareCommands {
+ public:
+  // An argv of `words` strings that may still hold earlier text: assign every word.
+  Command take(std::size_t words) {
+    Command argv;
+    if (!spares_.empty()) {
+      argv = std::move(spares_.back());
+      spares_.pop_back();
+    }
+    argv.resize(words);  // keeps the buffers of the strings it keeps
+    return argv;
+  }
+  void give_back(RedisCall& finished) { spares_.push_back(finished.take_spare_command()); }
+
+ private:
+  std::vector<Command> spares_;
+};
+
 // A pipeline: `co_await` yields one reply per command, in order.
 class RedisPipeline final : public RedisCallBase {
  public:

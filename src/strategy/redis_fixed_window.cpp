@@ -30,12 +30,13 @@ class RedisFixedWindow final : public Strategy {
       // The window comes from this instance's clock, as time.time() would give it.
       const std::int64_t window_ms = limit.window_us / kUsPerMs;
       const std::int64_t window = instance.local_unix_us(env_.sim.now()) / kUsPerMs / window_ms;
-      std::string key = prefixes_[i];
-      env_.catalog.append_key_text(key, request, limit.key);
-      key += ':';
-      append_decimal(key, window);  // no format parsing on the hot path
-
-      const Reply count = std::move((co_await redis.call(command("INCR", key))).front());
+      // Built in a spare argv's buffers: the request allocates nothing once they have grown.
+      Command incr = spare_commands_.take(2);
+      incr[0].assign("INCR");
+      build_key(incr[1], i, request, window);
+      RedisCall incr_call = redis.call(std::move(incr));
+      const Reply count = std::move((co_await incr_call).front());
+      spare_commands_.give_back(incr_call);
       if (!is_integer(count)) {  // an error, a timeout or a reply that is no count
         decision.error = true;
         if (fail_open_) continue;
@@ -45,10 +46,15 @@ class RedisFixedWindow final : public Strategy {
         // A second round trip. A timed-out EXPIRE still runs on the server; the key that never
         // expires comes from the INCR before it: when the reply that said 1 is lost, this line is
         // never reached. redis_fixed_window_lua runs both in one script.
-        Command expire = window_ms % 1000 == 0
-                             ? command("EXPIRE", key, std::to_string(2 * window_ms / 1000))
-                             : command("PEXPIRE", key, std::to_string(2 * window_ms));
-        const Reply expired = std::move((co_await redis.call(std::move(expire))).front());
+        Command expire = spare_commands_.take(3);
+        const bool whole_seconds = window_ms % 1000 == 0;
+        expire[0].assign(whole_seconds ? "EXPIRE" : "PEXPIRE");
+        build_key(expire[1], i, request, window);
+        expire[2].clear();
+        append_decimal(expire[2], whole_seconds ? 2 * window_ms / 1000 : 2 * window_ms);
+        RedisCall expire_call = redis.call(std::move(expire));
+        const Reply expired = std::move((co_await expire_call).front());
+        spare_commands_.give_back(expire_call);
         if (!is_integer(expired)) decision.error = true;
       }
       if (count.integer > limit.limit)
@@ -58,6 +64,15 @@ class RedisFixedWindow final : public Strategy {
   }
 
  private:
+  // rl:<kind>:<key text>:<window number>, without format parsing on the hot path.
+  void build_key(std::string& key, std::size_t limit_index, const Request& request,
+                 std::int64_t window) const {
+    key.assign(prefixes_[limit_index]);
+    env_.catalog.append_key_text(key, request, env_.limits[limit_index].key);
+    key += ':';
+    append_decimal(key, window);
+  }
+
   RedisServer& server_for(const Instance& instance) const {
     if (regions_ == nullptr || target_ == Target::kSingle) return env_.redis;
     return *regions_->redis[target_ == Target::kHome ? regions_->home : instance.region];
@@ -68,6 +83,7 @@ class RedisFixedWindow final : public Strategy {
   bool fail_open_;
   Target target_;
   const RegionWorld* regions_ = nullptr;
+  SpareCommands spare_commands_;
 };
 
 }  // namespace

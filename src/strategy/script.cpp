@@ -13,13 +13,7 @@ Script::Script(std::string name, std::string text)
 
 Command Script::command(std::string_view verb, const std::string& body,
                         const std::vector<std::string>& keys_and_args, std::size_t numkeys) const {
-  Command argv;
-  if (!spare_commands_.empty()) {
-    argv = std::move(spare_commands_.back());
-    spare_commands_.pop_back();
-  }
-  // resize keeps the buffers of the strings it keeps; assign reuses them.
-  argv.resize(keys_and_args.size() + 3);
+  Command argv = spare_commands_.take(keys_and_args.size() + 3);
   argv[0].assign(verb);
   argv[1].assign(body);
   char digits[24];
@@ -33,7 +27,7 @@ Task<Reply> Script::run(RedisServer& redis, const std::vector<std::string>& keys
                         std::size_t numkeys, std::uint64_t& reloads) const {
   RedisCall call = redis.call(command("EVALSHA", sha_, keys_and_args, numkeys));
   Reply reply = std::move((co_await call).front());
-  spare_commands_.push_back(call.take_spare_command());
+  spare_commands_.give_back(call);
   // The server does not know the script (first use, or its cache was flushed): send the text.
   // Redis caches it by SHA1, so later EVALSHAs succeed.
   if (reply.is_error() && !reply.timed_out && reply.text.starts_with("NOSCRIPT")) {

@@ -39,9 +39,7 @@ class Script {
   std::string name_;
   std::string text_;
   std::string sha_;
-  // Argvs handed back by finished calls (RedisCall::take_spare_command), at most one per call in
-  // flight: building a command then allocates nothing once the buffers have grown.
-  mutable std::vector<Command> spare_commands_;
+  mutable SpareCommands spare_commands_;
 };
 
 // True for the script failures that are the script author's fault and make the run meaningless:
