@@ -317,49 +317,50 @@ TEST_CASE("a slower server slows the calls that reach it from then on, sent befo
   server.set_conditions(slow);
   sim.run_until(1'000'000);
   CHECK(sent_before.done_us == 1000 + 1000);
+}
 
-  namespace {
+namespace {
 
-  // Sends `words` through an argv taken from `spares`, then gives the finished call's argv back.
-  Task<int> call_with_spare(RedisServer& server, SpareCommands& spares,
-                            std::vector<std::string> words, Outcome& outcome) {
-    Command argv = spares.take(words.size());
-    for (std::size_t i = 0; i < words.size(); ++i) argv[i].assign(words[i]);
-    RedisCall call = server.call(std::move(argv));
-    outcome.replies.push_back(std::move((co_await call).front()));
-    spares.give_back(call);
-    co_return 0;
+// Sends `words` through an argv taken from `spares`, then gives the finished call's argv back.
+Task<int> call_with_spare(RedisServer& server, SpareCommands& spares,
+                          std::vector<std::string> words, Outcome& outcome) {
+  Command argv = spares.take(words.size());
+  for (std::size_t i = 0; i < words.size(); ++i) argv[i].assign(words[i]);
+  RedisCall call = server.call(std::move(argv));
+  outcome.replies.push_back(std::move((co_await call).front()));
+  spares.give_back(call);
+  co_return 0;
+}
+
+}  // namespace
+
+TEST_CASE("argvs refilled from spares carry only the new words") {
+  Simulator sim;
+  MockStore store;
+  RedisServer server(sim, store, fixed(1000, 5, 50'000), Rng(1, "network"));
+  SpareCommands spares;
+  Outcome outcome;
+  // Each call starts after the previous one finished, so each reuses a handed-back argv: longer
+  // keys and a three-word command come before shorter ones.
+  const std::vector<std::vector<std::string>> calls = {
+      {"SET", "a-rather-long-key-name-beyond-sso", "seventeen"},
+      {"INCR", "counter-with-a-long-name"},
+      {"INCR", "k"},
+      {"EXPIRE", "k", "60"},
+      {"GET", "k"},
+      {"TTL", "k"}};
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    call_with_spare(server, spares, calls[i], outcome).start_detached(&ignore, nullptr);
+    sim.run_until(static_cast<TimeUs>(i + 1) * 10'000);
   }
-
-  }  // namespace
-
-  TEST_CASE("argvs refilled from spares carry only the new words") {
-    Simulator sim;
-    MockStore store;
-    RedisServer server(sim, store, fixed(1000, 5, 50'000), Rng(1, "network"));
-    SpareCommands spares;
-    Outcome outcome;
-    // Each call starts after the previous one finished, so each reuses a handed-back argv: longer
-    // keys and a three-word command come before shorter ones.
-    const std::vector<std::vector<std::string>> calls = {
-        {"SET", "a-rather-long-key-name-beyond-sso", "seventeen"},
-        {"INCR", "counter-with-a-long-name"},
-        {"INCR", "k"},
-        {"EXPIRE", "k", "60"},
-        {"GET", "k"},
-        {"TTL", "k"}};
-    for (std::size_t i = 0; i < calls.size(); ++i) {
-      call_with_spare(server, spares, calls[i], outcome).start_detached(&ignore, nullptr);
-      sim.run_until(static_cast<TimeUs>(i + 1) * 10'000);
-    }
-    REQUIRE(outcome.replies.size() == calls.size());
-    CHECK(outcome.replies[0].text == "OK");
-    CHECK(outcome.replies[1].integer == 1);
-    CHECK(outcome.replies[2].integer == 1);
-    CHECK(outcome.replies[3].integer == 1);
-    CHECK(outcome.replies[4].text == "1");
-    CHECK(outcome.replies[5].integer == 60);
-    CHECK(server.node_stats().commandstats() ==
-          std::vector<std::pair<std::string, std::uint64_t>>{
-              {"EXPIRE", 1}, {"GET", 1}, {"INCR", 2}, {"SET", 1}, {"TTL", 1}});
-  }
+  REQUIRE(outcome.replies.size() == calls.size());
+  CHECK(outcome.replies[0].text == "OK");
+  CHECK(outcome.replies[1].integer == 1);
+  CHECK(outcome.replies[2].integer == 1);
+  CHECK(outcome.replies[3].integer == 1);
+  CHECK(outcome.replies[4].text == "1");
+  CHECK(outcome.replies[5].integer == 60);
+  CHECK(server.node_stats().commandstats() ==
+        std::vector<std::pair<std::string, std::uint64_t>>{
+            {"EXPIRE", 1}, {"GET", 1}, {"INCR", 2}, {"SET", 1}, {"TTL", 1}});
+}
