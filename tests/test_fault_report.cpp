@@ -4,12 +4,14 @@
 #include <fmt/format.h>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "report/report.h"
 #include "test_util.h"
 
 using namespace rlsim;
 using Catch::Matchers::Contains;
+using nlohmann::json;
 
 namespace {
 
@@ -105,4 +107,20 @@ TEST_CASE("fault table: the 5 ms alert flags only a rate-check p99 above 5 ms") 
   const std::string above = table_for("4100us");
   CHECK_THAT(above,
              Contains("rate-check p50/p99 5100/5100 us (ALERT: p99 above the lesson's 5 ms)"));
+}
+
+TEST_CASE("fault table: a hot key that may be counted high says what is certain") {
+  // 40 users at 10/s each, one key each: more keys than the 16 counters, so keys take over
+  // counters and their counts overstate; none is hot, and the table says so.
+  json j = json::parse(scenario_text("", R"("redis_fixed_window")"));
+  j["traffic"][0]["users"] = 40;
+  const Scenario s = parse_scenario(j.dump(), "t.json");
+  const RunResult result = rlsim::testing::run_text(s);
+  const auto extra = nlohmann::json::parse(result.strategies[0].extra_fields.dump());
+  const auto& top = extra["redis_node"]["hot_keys"][0];
+  REQUIRE(top["ops_min"].get<int>() < top["ops"].get<int>());
+  CHECK_THAT(
+      report_table(result, false),
+      Contains(fmt::format("hot keys: {} ({} ops, at least {})", top["key"].get<std::string>(),
+                           top["ops"].get<int>(), top["ops_min"].get<int>())));
 }

@@ -158,6 +158,9 @@ TEST_CASE("faults: redis_down refuse fails exactly the requests inside [at, at +
   CHECK(r.result.totals.allowed == 40);
   CHECK(r.extra["redis_node"]["errors"]["refused"] == 10);
   CHECK(r.extra["redis_node"]["errors"]["timeouts"] == 0);
+  // One key, counted from its first operation: exact (30 INCRs that ran, one EXPIRE).
+  CHECK(r.extra["redis_node"]["hot_keys"] ==
+        json::parse(R"([{"key": "rl:user:0:29167200", "ops": 31, "ops_min": 31}])"));
   CHECK(r.extra["waited_full_timeout"] == 0);
   const json& fault = r.extra["faults"][0];
   CHECK(fault["during"]["offered"] == 10);
