@@ -364,3 +364,42 @@ TEST_CASE("argvs refilled from spares carry only the new words") {
         std::vector<std::pair<std::string, std::uint64_t>>{
             {"EXPIRE", 1}, {"GET", 1}, {"INCR", 2}, {"SET", 1}, {"TTL", 1}});
 }
+
+TEST_CASE("a pipeline refilled from a finished one sends only the new commands") {
+  Simulator sim;
+  MockStore store;
+  RedisServer server(sim, store, fixed(1000, 5, 50'000), Rng(1, "network"));
+  SpareCommands spares;
+  std::vector<std::vector<Reply>> replies;
+  auto send = [&](std::vector<std::vector<std::string>> commands) {
+    PipelineBuilder builder(spares.take_pipeline(), commands.size());
+    for (const auto& words : commands) {
+      Command& argv = builder.next(words.size());
+      for (std::size_t i = 0; i < words.size(); ++i) argv[i].assign(words[i]);
+    }
+    [](RedisServer& redis, SpareCommands& pool, std::vector<Command> pipeline,
+       std::vector<std::vector<Reply>>& out) -> Task<int> {
+      RedisPipeline call = redis.pipeline(std::move(pipeline));
+      out.push_back(co_await call);
+      pool.give_back(call);
+      co_return 0;
+    }(server, spares, builder.finish(), replies)
+                                                    .start_detached(&ignore, nullptr);
+    sim.run_until(sim.now() + 10'000);
+  };
+  send({{"SET", "a-key-longer-than-sso-a", "1", "NX"},
+        {"SET", "b", "2"},
+        {"INCR", "c"},
+        {"INCR", "c"}});
+  send({{"INCR", "c"}, {"GET", "b"}});  // fewer and shorter commands in the same buffers
+  send({{"MGET", "a-key-longer-than-sso-a", "b", "c"}});
+  REQUIRE(replies.size() == 3);
+  CHECK(replies[0].size() == 4);
+  REQUIRE(replies[1].size() == 2);
+  CHECK(replies[1][0].integer == 3);
+  CHECK(replies[1][1].text == "2");
+  REQUIRE(replies[2].size() == 1);
+  REQUIRE(replies[2][0].elements.size() == 3);
+  CHECK(replies[2][0].elements[0].text == "1");
+  CHECK(replies[2][0].elements[2].text == "3");
+}

@@ -17,6 +17,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/check.h"
 #include "core/rng.h"
 #include "core/simulator.h"
 #include "redis/node_stats.h"
@@ -118,6 +119,16 @@ class RedisCall final : public RedisCallBase {
   Command take_spare_command() { return std::move(single_); }
 };
 
+// A pipeline: `co_await` yields one reply per command, in order.
+class RedisPipeline final : public RedisCallBase {
+ public:
+  RedisPipeline(RedisServer& server, std::vector<Command> commands)
+      : RedisCallBase(server, std::move(commands)) {}
+  std::vector<Reply> await_resume() { return std::move(replies_); }
+  // After the call: commands whose buffers the caller may refill (as RedisCall's).
+  std::vector<Command> take_spare_commands() { return std::move(commands_); }
+};
+
 // Argvs handed back by finished calls (RedisCall::take_spare_command), refilled for the next
 // call: once their buffers have grown, a steady stream of commands allocates nothing. Holds at
 // most one argv per call its owner had in flight.
@@ -135,16 +146,50 @@ class SpareCommands {
   }
   void give_back(RedisCall& finished) { spares_.push_back(finished.take_spare_command()); }
 
+  // A pipeline's argvs as a finished pipeline left them (any number, any words): fill them with
+  // PipelineBuilder.
+  std::vector<Command> take_pipeline() {
+    std::vector<Command> commands;
+    if (!spare_pipelines_.empty()) {
+      commands = std::move(spare_pipelines_.back());
+      spare_pipelines_.pop_back();
+    }
+    return commands;
+  }
+  void give_back(RedisPipeline& finished) {
+    spare_pipelines_.push_back(finished.take_spare_commands());
+  }
+
  private:
   std::vector<Command> spares_;
+  std::vector<std::vector<Command>> spare_pipelines_;
 };
 
-// A pipeline: `co_await` yields one reply per command, in order.
-class RedisPipeline final : public RedisCallBase {
+// Fills a pipeline of at most `max_commands` commands in order, reusing the argvs (and their
+// strings' buffers) it starts with. References from next() stay valid until finish().
+class PipelineBuilder {
  public:
-  RedisPipeline(RedisServer& server, std::vector<Command> commands)
-      : RedisCallBase(server, std::move(commands)) {}
-  std::vector<Reply> await_resume() { return std::move(replies_); }
+  PipelineBuilder(std::vector<Command> spare, std::size_t max_commands)
+      : commands_(std::move(spare)) {
+    commands_.reserve(max_commands);
+  }
+  // The next command, of `words` words that may still hold earlier text: assign every word.
+  Command& next(std::size_t words) {
+    RLSIM_CHECK(used_ < commands_.capacity());  // no reallocation: earlier references stay valid
+    if (used_ == commands_.size()) commands_.emplace_back();
+    Command& argv = commands_[used_++];
+    argv.resize(words);
+    return argv;
+  }
+  // The commands filled so far; argvs left over are dropped.
+  std::vector<Command> finish() {
+    commands_.resize(used_);
+    return std::move(commands_);
+  }
+
+ private:
+  std::vector<Command> commands_;
+  std::size_t used_ = 0;
 };
 
 class RedisServer final : public EventTarget {

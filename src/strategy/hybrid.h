@@ -28,11 +28,17 @@ inline std::int64_t window_of(const Limit& limit, const Instance& instance, Time
 }
 
 // "rl:user:42:<window>": the limit's prefix (redis_key_prefixes), the key's text, the window.
+// assign_ forms write into an existing string or argv (of the right word count), reusing its
+// buffers on the per-request path.
+void assign_counter_key(std::string& key, const std::string& prefix, const Catalog& catalog,
+                        const Request& request, const Limit& limit, std::int64_t window);
 std::string counter_key(const std::string& prefix, const Catalog& catalog, const Request& request,
                         const Limit& limit, std::int64_t window);
 
 // EXPIRE key <two windows in s>, or PEXPIRE key <two windows in ms> when the window is not a whole
 // number of seconds: a counter outlives its window by one window, as the lesson's 120 s for 60 s.
+inline constexpr std::size_t kExpireWords = 3;
+void assign_expire_two_windows(Command& argv, const std::string& key, const Limit& limit);
 Command expire_two_windows(const std::string& key, const Limit& limit);
 
 // local_budget and token_reservation: each instance holds, per limit and key, tokens claimed from

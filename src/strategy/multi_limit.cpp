@@ -2,26 +2,41 @@
 //   INCR rl:<kind>:<value>:<window>; EXPIRE rl:<kind>:<value>:<window> <2 windows>
 // pipelined: all 2 x L commands in one round trip; otherwise one round trip per limit. Denied when
 // any count exceeds its limit. This file also holds the helpers the four hybrid strategies share.
-#include <fmt/format.h>
-
 #include "strategy/hybrid.h"
 #include "strategy/reply_check.h"
 
 namespace rlsim {
 namespace hybrid {
 
+void assign_counter_key(std::string& key, const std::string& prefix, const Catalog& catalog,
+                        const Request& request, const Limit& limit, std::int64_t window) {
+  key.assign(prefix);
+  catalog.append_key_text(key, request, limit.key);
+  key += ':';
+  append_decimal(key, window);  // no format parsing on the hot path
+}
+
 std::string counter_key(const std::string& prefix, const Catalog& catalog, const Request& request,
                         const Limit& limit, std::int64_t window) {
-  std::string key = prefix;
-  catalog.append_key_text(key, request, limit.key);
-  fmt::format_to(std::back_inserter(key), ":{}", window);
+  std::string key;
+  assign_counter_key(key, prefix, catalog, request, limit, window);
   return key;
 }
 
-Command expire_two_windows(const std::string& key, const Limit& limit) {
+void assign_expire_two_windows(Command& argv, const std::string& key, const Limit& limit) {
+  RLSIM_CHECK(argv.size() == kExpireWords);
   const std::int64_t window_ms = limit.window_us / kUsPerMs;
-  return window_ms % 1000 == 0 ? command("EXPIRE", key, std::to_string(2 * window_ms / 1000))
-                               : command("PEXPIRE", key, std::to_string(2 * window_ms));
+  const bool whole_seconds = window_ms % 1000 == 0;
+  argv[0].assign(whole_seconds ? "EXPIRE" : "PEXPIRE");
+  argv[1].assign(key);
+  argv[2].clear();
+  append_decimal(argv[2], whole_seconds ? 2 * window_ms / 1000 : 2 * window_ms);
+}
+
+Command expire_two_windows(const std::string& key, const Limit& limit) {
+  Command argv(kExpireWords);
+  assign_expire_two_windows(argv, key, limit);
+  return argv;
 }
 
 }  // namespace hybrid
@@ -43,7 +58,9 @@ class MultiLimit final : public Strategy {
     std::vector<Command> commands = commands_for(request, instance);
     std::vector<Reply> replies;
     if (pipelined_) {
-      replies = co_await env_.redis.pipeline(std::move(commands));
+      RedisPipeline call = env_.redis.pipeline(std::move(commands));
+      replies = co_await call;
+      spare_commands_.give_back(call);
     } else {
       // One round trip per limit, every limit sent even after one is over: the decisions are
       // those of the pipelined mode, only the waiting differs.
@@ -56,17 +73,18 @@ class MultiLimit final : public Strategy {
   }
 
  private:
-  std::vector<Command> commands_for(const Request& request, const Instance& instance) const {
-    std::vector<Command> commands;
-    commands.reserve(2 * env_.limits.size());
+  // Filled into a finished pipeline's argvs: a request allocates no command once they have grown.
+  std::vector<Command> commands_for(const Request& request, const Instance& instance) {
+    PipelineBuilder commands(spare_commands_.take_pipeline(), 2 * env_.limits.size());
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       const Limit& limit = env_.limits[i];
-      std::string key = hybrid::counter_key(prefixes_[i], env_.catalog, request, limit,
-                                            hybrid::window_of(limit, instance, env_.sim.now()));
-      commands.push_back(command("INCR", key));
-      commands.push_back(hybrid::expire_two_windows(key, limit));
+      Command& incr = commands.next(2);
+      incr[0].assign("INCR");
+      hybrid::assign_counter_key(incr[1], prefixes_[i], env_.catalog, request, limit,
+                                 hybrid::window_of(limit, instance, env_.sim.now()));
+      hybrid::assign_expire_two_windows(commands.next(hybrid::kExpireWords), incr[1], limit);
     }
-    return commands;
+    return commands.finish();
   }
 
   static std::vector<Command> take_pair(std::vector<Command>& commands, std::size_t limit_index) {
@@ -97,6 +115,7 @@ class MultiLimit final : public Strategy {
   std::vector<std::string> prefixes_;
   bool pipelined_;
   bool fail_open_;
+  SpareCommands spare_commands_;
 };
 
 }  // namespace

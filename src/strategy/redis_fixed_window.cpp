@@ -2,6 +2,7 @@
 //   count = INCR rl:user:42:<window>
 //   if count == 1: EXPIRE rl:user:42:<window> <2 * window>
 //   allowed while count <= limit
+#include "strategy/hybrid.h"
 #include "strategy/registry.h"
 #include "strategy/reply_check.h"
 
@@ -28,12 +29,11 @@ class RedisFixedWindow final : public Strategy {
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       const Limit& limit = env_.limits[i];
       // The window comes from this instance's clock, as time.time() would give it.
-      const std::int64_t window_ms = limit.window_us / kUsPerMs;
-      const std::int64_t window = instance.local_unix_us(env_.sim.now()) / kUsPerMs / window_ms;
+      const std::int64_t window = hybrid::window_of(limit, instance, env_.sim.now());
       // Built in a spare argv's buffers: the request allocates nothing once they have grown.
       Command incr = spare_commands_.take(2);
       incr[0].assign("INCR");
-      build_key(incr[1], i, request, window);
+      hybrid::assign_counter_key(incr[1], prefixes_[i], env_.catalog, request, limit, window);
       RedisCall incr_call = redis.call(std::move(incr));
       const Reply count = std::move((co_await incr_call).front());
       spare_commands_.give_back(incr_call);
@@ -46,12 +46,10 @@ class RedisFixedWindow final : public Strategy {
         // A second round trip. A timed-out EXPIRE still runs on the server; the key that never
         // expires comes from the INCR before it: when the reply that said 1 is lost, this line is
         // never reached. redis_fixed_window_lua runs both in one script.
-        Command expire = spare_commands_.take(3);
-        const bool whole_seconds = window_ms % 1000 == 0;
-        expire[0].assign(whole_seconds ? "EXPIRE" : "PEXPIRE");
-        build_key(expire[1], i, request, window);
-        expire[2].clear();
-        append_decimal(expire[2], whole_seconds ? 2 * window_ms / 1000 : 2 * window_ms);
+        Command expire = spare_commands_.take(hybrid::kExpireWords);
+        std::string key;
+        hybrid::assign_counter_key(key, prefixes_[i], env_.catalog, request, limit, window);
+        hybrid::assign_expire_two_windows(expire, key, limit);
         RedisCall expire_call = redis.call(std::move(expire));
         const Reply expired = std::move((co_await expire_call).front());
         spare_commands_.give_back(expire_call);
@@ -64,15 +62,6 @@ class RedisFixedWindow final : public Strategy {
   }
 
  private:
-  // rl:<kind>:<key text>:<window number>, without format parsing on the hot path.
-  void build_key(std::string& key, std::size_t limit_index, const Request& request,
-                 std::int64_t window) const {
-    key.assign(prefixes_[limit_index]);
-    env_.catalog.append_key_text(key, request, env_.limits[limit_index].key);
-    key += ':';
-    append_decimal(key, window);
-  }
-
   RedisServer& server_for(const Instance& instance) const {
     if (regions_ == nullptr || target_ == Target::kSingle) return env_.redis;
     return *regions_->redis[target_ == Target::kHome ? regions_->home : instance.region];

@@ -36,15 +36,19 @@ class ShardedGlobal final : public Strategy {
 
   Task<Decision> decide(Request request, const Instance& instance) override {
     Plan plan = plan_for(request, instance);
-    std::vector<Reply> replies = co_await env_.redis.pipeline(std::move(plan.writes));
+    RedisPipeline write_call = env_.redis.pipeline(std::move(plan.writes));
+    std::vector<Reply> replies = co_await write_call;
+    spare_commands_.give_back(write_call);
     std::vector<Reply> totals;
     if (read_after_incr_) {
       // The lesson's global_incr() and then global_total(): a second round trip, during which
       // other instances' increments land and are counted too.
-      totals = co_await env_.redis.pipeline(std::move(plan.reads));
+      RedisPipeline read_call = env_.redis.pipeline(std::move(plan.reads));
+      totals = co_await read_call;
+      spare_commands_.give_back(read_call);
     } else {
       // MGET right behind the INCR in the same pipeline (the default).
-      const std::size_t writes = replies.size() - plan.reads.size();
+      const std::size_t writes = 2 * env_.limits.size();  // INCR + EXPIRE per limit
       for (std::size_t r = writes; r < replies.size(); ++r) totals.push_back(std::move(replies[r]));
       replies.resize(writes);
     }
@@ -79,50 +83,83 @@ class ShardedGlobal final : public Strategy {
 
  private:
   // The commands of one request: `writes` has INCR + EXPIRE per limit (the global ones on a random
-  // shard), `reads` one MGET per global limit; with read = "pipelined" the reads ride along.
+  // shard), then, with read = "pipelined", the reads; `reads` holds them with read = "after_incr":
+  // one MGET per global limit, or with hash tags one GET per shard.
   struct Plan {
     std::vector<Command> writes;
     std::vector<Command> reads;
   };
 
-  std::string shard_key(std::size_t limit_index, std::int64_t window, std::int64_t shard) const {
-    if (!hash_tags_) return fmt::format("{}{}:s{}", prefixes_[limit_index], window, shard);
-    // rl:{global-s3}:<window>: the hash tag puts each shard in its own Redis Cluster slot.
+  void assign_shard_key(std::string& key, std::size_t limit_index, std::int64_t window,
+                        std::int64_t shard) const {
     const std::string& prefix = prefixes_[limit_index];
-    const std::string name = prefix.substr(3, prefix.size() - 4);  // "rl:global:" -> "global"
-    return fmt::format("rl:{{{}-s{}}}:{}", name, shard, window);
+    if (!hash_tags_) {  // rl:global:<window>:s3
+      key.assign(prefix);
+      append_decimal(key, window);
+      key += ":s";
+      append_decimal(key, shard);
+      return;
+    }
+    // rl:{global-s3}:<window>: the hash tag puts each shard in its own Redis Cluster slot.
+    key.assign("rl:{");
+    key.append(prefix, 3, prefix.size() - 4);  // "rl:global:" -> "global"
+    key += "-s";
+    append_decimal(key, shard);
+    key += "}:";
+    append_decimal(key, window);
   }
 
+  // Filled into finished pipelines' argvs: a request allocates no command once they have grown.
   Plan plan_for(const Request& request, const Instance& instance) {
-    Plan plan;
+    std::size_t read_commands = 0;
+    for (const Limit& limit : env_.limits)
+      if (limit.key == LimitKey::kGlobal)
+        read_commands += hash_tags_ ? static_cast<std::size_t>(shards_) : 1;
+    const std::size_t write_commands = 2 * env_.limits.size();
+    PipelineBuilder writes(spare_commands_.take_pipeline(),
+                           write_commands + (read_after_incr_ ? 0 : read_commands));
+    windows_.resize(env_.limits.size());
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       const Limit& limit = env_.limits[i];
       const std::int64_t window = hybrid::window_of(limit, instance, env_.sim.now());
-      std::string key;
+      windows_[i] = window;
+      Command& incr = writes.next(2);
+      incr[0].assign("INCR");
       if (limit.key == LimitKey::kGlobal) {
         const auto shard =
             static_cast<std::int64_t>(env_.rng.below(static_cast<std::uint64_t>(shards_)));
         ++increments_[i][static_cast<std::size_t>(shard)];
-        key = shard_key(i, window, shard);
-        if (hash_tags_) {
-          // One slot per shard: a cluster rejects an MGET across slots (CROSSSLOT), so each
-          // shard is read with its own GET, which a cluster client sends to the shard's node.
-          for (std::int64_t k = 0; k < shards_; ++k)
-            plan.reads.push_back(command("GET", shard_key(i, window, k)));
-        } else {
-          Command mget = command("MGET");
-          for (std::int64_t k = 0; k < shards_; ++k) mget.push_back(shard_key(i, window, k));
-          plan.reads.push_back(std::move(mget));
+        assign_shard_key(incr[1], i, window, shard);
+      } else {
+        hybrid::assign_counter_key(incr[1], prefixes_[i], env_.catalog, request, limit, window);
+      }
+      hybrid::assign_expire_two_windows(writes.next(hybrid::kExpireWords), incr[1], limit);
+    }
+    // The reads follow every write: in the same pipeline (the default) or in their own.
+    std::vector<Command> read_spare;
+    if (read_after_incr_) read_spare = spare_commands_.take_pipeline();
+    PipelineBuilder separate_reads(std::move(read_spare), read_after_incr_ ? read_commands : 0);
+    PipelineBuilder& reads = read_after_incr_ ? separate_reads : writes;
+    for (std::size_t i = 0; i < env_.limits.size(); ++i) {
+      if (env_.limits[i].key != LimitKey::kGlobal) continue;
+      if (hash_tags_) {
+        // One slot per shard: a cluster rejects an MGET across slots (CROSSSLOT), so each
+        // shard is read with its own GET, which a cluster client sends to the shard's node.
+        for (std::int64_t k = 0; k < shards_; ++k) {
+          Command& get = reads.next(2);
+          get[0].assign("GET");
+          assign_shard_key(get[1], i, windows_[i], k);
         }
       } else {
-        key = hybrid::counter_key(prefixes_[i], env_.catalog, request, limit, window);
+        Command& mget = reads.next(1 + static_cast<std::size_t>(shards_));
+        mget[0].assign("MGET");
+        for (std::int64_t k = 0; k < shards_; ++k)
+          assign_shard_key(mget[1 + static_cast<std::size_t>(k)], i, windows_[i], k);
       }
-      plan.writes.push_back(command("INCR", key));
-      plan.writes.push_back(hybrid::expire_two_windows(key, limit));
     }
-    if (!read_after_incr_) {
-      for (Command& read : plan.reads) plan.writes.push_back(std::move(read));
-    }
+    Plan plan;
+    plan.writes = writes.finish();
+    plan.reads = separate_reads.finish();
     return plan;
   }
 
@@ -173,6 +210,8 @@ class ShardedGlobal final : public Strategy {
   bool hash_tags_;
   bool fail_open_;
   std::vector<std::vector<std::int64_t>> increments_;  // [limit index][shard], global limits only
+  std::vector<std::int64_t> windows_;                  // plan_for's window per limit (reused)
+  SpareCommands spare_commands_;
 };
 
 }  // namespace
