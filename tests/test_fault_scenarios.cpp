@@ -51,6 +51,8 @@ TEST_CASE("redis-outage: each policy's trade-off, side by side") {
   // Local fallback: about the limit (10 users x 100 per minute) during the 20 s.
   CHECK(during_fallback["allowed"].get<int>() == Approx(1000).margin(100));
   CHECK(during_fallback["excess"] == 0);
+  // No divisor in the file: the scenario's initial instance count, 10 (the lesson's limit // 10).
+  CHECK(extra(fallback)["resilience"]["divisor"] == 10);
   // The breaker decides the same way without waiting out the timeout.
   CHECK(during_breaker["allowed"] == during_fallback["allowed"]);
   CHECK(extra(breaker)["waited_full_timeout"].get<int>() * 10 <
@@ -77,6 +79,23 @@ TEST_CASE("redis-saturation: utilization, queue and latency climb, timeouts foll
   CHECK(node["queue_length_p99"].get<int>() > 1000);
   CHECK(node["errors"]["timeouts"].get<int>() > 1000);
   CHECK(node["commandstats"]["EVALSHA"].get<int>() > 100'000);
+  // Utilization, the longest queue and the limiter's p99 climb second by second (the fifth bucket
+  // is the timed-out calls draining after the end): the thread reaches 1 in the fourth second.
+  const json busy = node["utilization_series"]["values"];
+  const json queue = node["queue_length_max_series"]["values"];
+  const auto& windows = runs.by_label("lua_per_request").totals.series;
+  REQUIRE(windows.size() >= 4);
+  for (std::size_t s = 1; s < 4; ++s) {
+    CHECK(busy[s - 1].get<double>() < busy[s].get<double>());
+    CHECK(queue[s - 1].get<int>() < queue[s].get<int>());
+    CHECK(windows[s - 1].latency_p99_us <= windows[s].latency_p99_us);
+  }
+  CHECK(busy[3].get<double>() > 0.98);
+  CHECK(windows[3].latency_p99_us == 50'000);  // the client's timeout
+  // Timed-out calls still ran: every call the client sent was executed by the server.
+  CHECK(node["commandstats"]["EVALSHA"].get<std::int64_t>() +
+            node["commandstats"]["EVAL"].get<std::int64_t>() ==
+        static_cast<std::int64_t>(runs.by_label("lua_per_request").redis_commands));
 }
 
 TEST_CASE("latency-spike: the rate check passes 5 ms and calls wait for connections") {
@@ -85,4 +104,61 @@ TEST_CASE("latency-spike: the rate check passes 5 ms and calls wait for connecti
   CHECK(e["redis_node"]["call_latency_us"]["p99"].get<int>() > 5000);
   CHECK(e["redis_node"]["pool"]["waits"].get<int>() > 1000);
   CHECK(e["faults"][0]["during"]["excess"] == 0);
+  // The spike lasts exactly the fault's minute: the limiter's p99 per window is about one round
+  // trip before and after, tens of ms (round trip + jitter + pool wait) during.
+  const auto& windows = runs.by_label("lua_counter").totals.series;
+  REQUIRE(windows.size() == 3);
+  CHECK(windows[0].latency_p99_us < 2000);
+  CHECK(windows[1].latency_p99_us > 20'000);
+  CHECK(windows[2].latency_p99_us < 2000);
+  // A pool wait is limiter latency too: the wait comes before the call's own 50 ms timeout, so
+  // some requests take longer than the timeout although no call timed out.
+  CHECK(e["redis_node"]["errors"]["timeouts"] == 0);
+  CHECK(e["redis_node"]["pool"]["max_wait_us"].get<int>() > 20'000);
+  CHECK(e["waited_full_timeout"].get<int>() > 0);
+}
+
+TEST_CASE("instance-crash: in-memory and local_budget state dies with the process") {
+  const Runs runs = run_all("instance-crash.json");
+  const StrategyResult& memory = runs.by_label("in_memory");
+  const StrategyResult& budget = runs.by_label("local_budget");
+  const StrategyResult& central = runs.by_label("redis_fixed_window");
+  // Minute 0: 4 instances x 100. Minute 1: instance 0 crashed at 1:30 after its 100; its
+  // replacement starts from zero and admits 100 more.
+  REQUIRE(memory.totals.series.size() >= 3);
+  CHECK(memory.totals.series[0].max_per_key == 400);
+  CHECK(memory.totals.series[1].max_per_key == 500);
+  // Minute 2: instance 1 crashed at 2:02 holding claimed tokens: Redis counted them, nobody spent
+  // them, so the minute admits fewer than 100 and the user is wrongly denied meanwhile.
+  REQUIRE(budget.totals.series.size() >= 3);
+  CHECK(budget.totals.series[1].max_per_key == 100);
+  CHECK(budget.totals.series[2].max_per_key < 100);
+  CHECK(budget.totals.series[2].max_per_key + budget.strategy_metrics["tokens_wasted"].get<int>() ==
+        100);
+  CHECK(extra(budget)["faults"][1]["during"]["false_denials"].get<int>() >= 10);
+  CHECK(budget.totals.limits[0].max_in_window == 100);
+  // The central counter keeps no state in the instances: exactly the limit every minute.
+  for (std::size_t w = 0; w < 3; ++w) CHECK(central.totals.series[w].max_per_key == 100);
+  CHECK(central.totals.limits[0].false_denials == 0);
+}
+
+TEST_CASE("hot-key: one key per window loads one node, tagged shards spread keys and nodes") {
+  const Runs runs = run_all("hot-key.json");
+  const json one_key = extra(runs.by_label("one_key"));
+  const json tagged = extra(runs.by_label("sharded_tagged"));
+  // Per key: every write of the window goes to one key, or a third to each of three shards.
+  CHECK(runs.by_label("one_key").strategy_metrics["global_limits"][0]["hottest_key_share"] == 1.0);
+  CHECK(runs.by_label("sharded_tagged")
+            .strategy_metrics["global_limits"][0]["hottest_key_share"]
+            .get<double>() < 0.34);
+  // Per node: the one key's node is saturated, each second on one node; shards share the load.
+  CHECK(one_key["redis_cluster"]["peak_utilization"].get<double>() > 0.95);
+  CHECK(tagged["redis_cluster"]["peak_utilization"].get<double>() < 0.6);
+  for (const auto& node : tagged["redis_nodes"]) {
+    CHECK(node["utilization"].get<double>() > 0.5);
+    // Each node's hottest key is its own shard, with about a third of the writes.
+    CHECK(node["hot_keys"][0]["key"].get<std::string>().rfind("rl:{global-s", 0) == 0);
+  }
+  CHECK(runs.by_label("one_key").totals.latency_us.quantile(0.99) >
+        3 * runs.by_label("sharded_tagged").totals.latency_us.quantile(0.99));
 }

@@ -2,12 +2,14 @@
 // traffic (constant arrivals every 100 ms, a fixed round trip, no service time).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "app/faults.h"
 #include "app/run.h"
 #include "scenario/load.h"
+#include "strategy/registry.h"
 
 using namespace rlsim;
 using nlohmann::json;
@@ -156,6 +158,9 @@ TEST_CASE("faults: redis_down refuse fails exactly the requests inside [at, at +
   CHECK(r.result.totals.allowed == 40);
   CHECK(r.extra["redis_node"]["errors"]["refused"] == 10);
   CHECK(r.extra["redis_node"]["errors"]["timeouts"] == 0);
+  // One key, counted from its first operation: exact (30 INCRs that ran, one EXPIRE).
+  CHECK(r.extra["redis_node"]["hot_keys"] ==
+        json::parse(R"([{"key": "rl:user:0:29167200", "ops": 31, "ops_min": 31}])"));
   CHECK(r.extra["waited_full_timeout"] == 0);
   const json& fault = r.extra["faults"][0];
   CHECK(fault["during"]["offered"] == 10);
@@ -276,4 +281,98 @@ TEST_CASE("faults: an open breaker stops calling Redis and returns after the coo
   CHECK(timeline[0]["at_s"] == 1.15);
   CHECK(timeline[4]["to"] == "closed");
   CHECK(timeline[4]["at_s"] == 2.101);
+}
+
+TEST_CASE(
+    "faults: recovery_s is the time from the fault's end to the last admission beyond the limit") {
+  // Limit 20 per minute. 0.0-0.9 s: ten INCRs admitted (Redis counts 10). 1.0-1.9 s: refused, fail
+  // open admits ten more that Redis never counts (the oracle's count reaches 20: no excess yet).
+  // From 2.0 s Redis admits up to its 20th INCR: 2.0-2.9 s, ten admissions beyond the limit, the
+  // last decided at 2.901 s; 3.0 s is denied. Back within the limit 0.901 s after the fault.
+  const Run open = run(scenario_text(R"({"type": "redis_down", "at": "1s", "for": "1s"})",
+                                     "\"redis_fixed_window\"", "", 1, "20"));
+  const json& fault = open.extra["faults"][0];
+  CHECK(fault["during"]["allowed"] == 10);
+  CHECK(fault["during"]["excess"] == 0);
+  CHECK(fault["after"]["excess"] == 10);
+  CHECK(fault["recovery_s"] == Approx(0.901));
+  CHECK(open.result.totals.allowed == 30);
+  // Fail closed admits nothing during the outage, so nothing beyond the limit follows it.
+  const Run closed = run(
+      scenario_text(R"({"type": "redis_down", "at": "1s", "for": "1s"})",
+                    R"({"name": "redis_fixed_window", "on_error": "fail_closed"})", "", 1, "20"));
+  CHECK(closed.extra["faults"][0]["after"]["excess"] == 0);
+  CHECK(closed.extra["faults"][0]["recovery_s"] == 0.0);
+  // A fault that starts before the damage ends stops the first one's measure: the excess from
+  // 2.0 s on is recovery from the second fault (ended at 2.0 s), not the first (ended at 1.5 s).
+  const Run two = run(scenario_text(R"({"type": "redis_down", "at": "1s", "for": "500ms"},
+                                       {"type": "redis_down", "at": "1500ms", "for": "500ms"})",
+                                    "\"redis_fixed_window\"", "", 1, "20"));
+  CHECK(two.extra["faults"][0]["recovery_s"] == 0.0);
+  CHECK(two.extra["faults"][1]["recovery_s"] == Approx(0.901));
+}
+
+TEST_CASE("faults: every policy composes with every strategy that takes on_error") {
+  // Redis refuses every call of the run: each policy decides all 40 requests, whatever the
+  // algorithm behind it (limit 20 per minute, one instance, local_fallback's divisor 4: 5).
+  int tested = 0;
+  for (const StrategyInfo& info : strategy_registry()) {
+    const bool takes_on_error =
+        std::any_of(info.params.begin(), info.params.end(),
+                    [](const ParamSpec& p) { return p.name == "on_error"; });
+    const bool needs_more = std::any_of(info.params.begin(), info.params.end(),
+                                        [](const ParamSpec& p) { return p.required; });
+    if (!takes_on_error || needs_more) continue;
+    const auto run_with = [&](const std::string& policy) {
+      return run(scenario_text(R"({"type": "redis_down", "at": "0s", "for": "4s"})",
+                               fmt::format(R"({{"name": "{}", {}}})", info.name, policy), "", 1,
+                               "20"));
+    };
+    const Run open = run_with(R"("on_error": "fail_open")");
+    INFO(info.name);
+    ++tested;
+    CHECK(open.result.totals.allowed == 40);
+    CHECK(open.extra["resilience"]["policy"] == "fail_open");
+    CHECK(run_with(R"("on_error": "fail_closed")").result.totals.allowed == 0);
+    const Run fallback = run_with(R"("on_error": "local_fallback", "divisor": 4)");
+    CHECK(fallback.result.totals.allowed == 5);
+    CHECK(fallback.extra["resilience"]["fallback_decisions"] == 40);
+    const Run breaker = run_with(R"("on_error": "local_fallback", "divisor": 4,
+                                    "breaker": {"failures": 2, "cooldown": "1s"})");
+    CHECK(breaker.result.totals.allowed == 5);
+    CHECK(breaker.extra["resilience"]["breaker"]["opened"].get<int>() >= 1);
+    CHECK(breaker.extra["resilience"]["short_circuited"].get<int>() >= 30);
+  }
+  CHECK(tested >= 12);  // custom_lua needs a script: tests/test_strategy_custom_lua.cpp
+}
+
+TEST_CASE("faults: at one instant the autoscaling step applies before the fault boundary") {
+  // The step at 1 s starts instance 1; the crash at 1 s finds it running and stops it. Were the
+  // fault first, instance 1 would not exist yet and the crash would be ignored.
+  json j = json::parse(scenario_text(R"({"type": "instance_crash", "at": "1s", "instances": [1]})",
+                                     "\"in_memory\"", "", 1));
+  j["instances"]["schedule"] = json::array({{{"at", "1s"}, {"count", 2}}});
+  const Run r = run(j.dump());
+  CHECK(r.result.instance_counts ==
+        std::vector<std::pair<TimeUs, int>>{{0, 1}, {1'000'000, 2}, {1'000'000, 1}});
+}
+
+TEST_CASE("faults: redis_slow past the timeout: the queue outlasts the fault, INCRs still count") {
+  // 200 us per command x 1000 = 200 ms during [1 s, 2 s): each of the ten calls of that second
+  // takes longer than the 50 ms timeout, and they leave 1 s of work queued at 2 s. The ten calls
+  // of 2.0-2.9 s (200 us each again) wait behind it until 3.0005 s and time out too.
+  json j = json::parse(
+      scenario_text(R"({"type": "redis_slow", "at": "1s", "for": "1s", "multiplier": 1000})",
+                    "\"redis_fixed_window\""));
+  j["redis"]["service_time"] = "200us";
+  const Run r = run(j.dump());
+  CHECK(r.result.totals.errors == 20);
+  CHECK(r.extra["redis_node"]["errors"]["timeouts"] == 20);
+  CHECK(r.extra["faults"][0]["during"]["errors"] == 10);
+  CHECK(r.extra["faults"][0]["after"]["errors"] == 10);
+  CHECK(r.extra["waited_full_timeout"] == 20);
+  // The call sent at 2.0 s waited from 2.0005 s to 3.0005 s for the thread.
+  CHECK(r.extra["redis_node"]["max_queue_wait_us"] == 1'000'000);
+  // Every INCR sent ran on the server, the timed-out ones included.
+  CHECK(r.extra["redis_node"]["commandstats"]["INCR"] == 40);
 }

@@ -31,6 +31,24 @@ TEST_CASE("node stats: a hot key survives a stream of one-off keys") {
   REQUIRE(hot.size() == 1);
   CHECK(hot[0].first == "rl:global:1");
   CHECK(hot[0].second == 10'000);  // never evicted: it is never the smallest counter
+  CHECK(stats.hot_key_overcount("rl:global:1") == 0);  // counted from its first operation
+}
+
+TEST_CASE("node stats: a key that takes over a counter says how much it may be counted high") {
+  NodeStats stats;
+  // 16 keys fill the counters: k0 with 5 operations, k1..k15 with 3 each.
+  for (int i = 0; i < 16; ++i)
+    for (int n = 0; n < (i == 0 ? 5 : 3); ++n)
+      stats.on_execute({{"INCR", "k" + std::to_string(i)}}, 0, 1, 0);
+  CHECK(stats.hot_key_overcount("k1") == 0);
+  // A new key takes over the first smallest counter (k1's 3) and is counted 4 after one operation:
+  // at least 4 - 3 = 1, its true count.
+  stats.on_execute({{"INCR", "new"}}, 0, 1, 0);
+  CHECK(stats.hot_key_overcount("new") == 3);
+  CHECK(stats.hot_key_overcount("k1") == 0);  // no longer tracked
+  const auto hot = stats.hot_keys(2);
+  CHECK(hot == std::vector<std::pair<std::string, std::uint64_t>>{{"k0", 5}, {"new", 4}});
+  CHECK(stats.hot_key_overcount("k0") == 0);
 }
 
 TEST_CASE("node stats: busy time per bucket is split at bucket edges, longest queue per bucket") {

@@ -280,6 +280,45 @@ TEST_CASE("an exhausted pool makes calls wait for a connection, FIFO, per client
   CHECK(server.in_flight() == 0);
 }
 
+TEST_CASE(
+    "a call keeps the round trip of the moment it was sent (docs/faults.md#timing-semantics)") {
+  Simulator sim;
+  MockStore store;
+  RedisServer server(sim, store, fixed(1000, 10, 50'000), Rng(1, "network"));
+  // Sent at 0 on a healthy network; a 5 ms latency fault starts at 200 us, while it is on the wire.
+  Outcome before;
+  start_incr(server, sim, 0, before);
+  sim.run_until(200);
+  RedisConditions slow;
+  slow.added_rtt_us = 5000;
+  server.set_conditions(slow);
+  // Sent during the fault; the fault ends at 3000 us, before its reply.
+  Outcome during;
+  start_incr(server, sim, 0, during);
+  sim.run_until(3000);
+  server.set_conditions(RedisConditions{});
+  sim.run_until(1'000'000);
+  CHECK(before.done_us == 1010);
+  CHECK(during.done_us == 200 + 6000 + 10);
+  CHECK(during.replies[0].integer == 2);
+}
+
+TEST_CASE("a slower server slows the calls that reach it from then on, sent before or not") {
+  Simulator sim;
+  MockStore store;
+  RedisServer server(sim, store, fixed(1000, 10, 50'000), Rng(1, "network"));
+  // Sent at 0, on the wire when redis_slow starts at 200 us, reaching the server at 500 us:
+  // its service time is fixed when it arrives, x100.
+  Outcome sent_before;
+  start_incr(server, sim, 0, sent_before);
+  sim.run_until(200);
+  RedisConditions slow;
+  slow.service_multiplier = 100;
+  server.set_conditions(slow);
+  sim.run_until(1'000'000);
+  CHECK(sent_before.done_us == 1000 + 1000);
+}
+
 namespace {
 
 // Sends `words` through an argv taken from `spares`, then gives the finished call's argv back.

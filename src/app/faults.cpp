@@ -38,7 +38,8 @@ nlohmann::ordered_json node_report_json(const RedisStats& stats, const NodeStats
   for (const auto& [name, calls] : node.commandstats()) commandstats[name] = calls;
   nlohmann::ordered_json hot_keys = nlohmann::ordered_json::array();
   for (const auto& [key, ops] : node.hot_keys(kHotKeysReported))
-    hot_keys.push_back({{"key", key}, {"ops", ops}});
+    hot_keys.push_back(
+        {{"key", key}, {"ops", ops}, {"ops_min", ops - node.hot_key_overcount(key)}});
   const double bucket_s = seconds(node.bucket_us());
   nlohmann::ordered_json ops = nlohmann::ordered_json::array();
   for (std::uint64_t count : node.ops_per_bucket())

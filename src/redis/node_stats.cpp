@@ -75,10 +75,13 @@ void NodeStats::count_key(const std::string& key) {
   if (key_slots_.size() < kHotKeySlots) {
     key_slots_.emplace_back(key, 1);
     key_hashes_.push_back(hash);
+    key_overcounts_.push_back(0);
     return;
   }
-  // Space-Saving: the new key takes over the smallest counter (the first one, on ties).
+  // Space-Saving: the new key takes over the smallest counter (the first one, on ties), and
+  // its count may overstate by what the counter held.
   key_slots_[smallest].first.assign(key);
+  key_overcounts_[smallest] = key_slots_[smallest].second;
   ++key_slots_[smallest].second;
   key_hashes_[smallest] = hash;
 }
@@ -97,6 +100,12 @@ std::vector<std::pair<std::string, std::uint64_t>> NodeStats::hot_keys(std::size
   });
   if (out.size() > n) out.resize(n);
   return out;
+}
+
+std::uint64_t NodeStats::hot_key_overcount(const std::string& key) const {
+  for (std::size_t i = 0; i < key_slots_.size(); ++i)
+    if (key_slots_[i].first == key) return key_overcounts_[i];
+  return 0;
 }
 
 }  // namespace rlsim

@@ -43,6 +43,10 @@ class NodeStats {
   std::vector<std::pair<std::string, std::uint64_t>> commandstats() const;
   // Up to `n` (key, operations) with the most operations, most first (ties by key).
   std::vector<std::pair<std::string, std::uint64_t>> hot_keys(std::size_t n) const;
+  // How much a tracked key's count may overstate its operations: the count it inherited when it
+  // took over another key's counter (0 for a key counted from its first operation, or untracked).
+  // count - overcount is a guaranteed lower bound.
+  std::uint64_t hot_key_overcount(const std::string& key) const;
   DurationUs busy_us() const { return busy_us_; }
   const Histogram& queue_length() const { return *queue_length_; }
   const Histogram& call_latency_us() const { return *call_latency_us_; }
@@ -64,7 +68,8 @@ class NodeStats {
 
   std::vector<CommandCount> commands_;  // few names: a linear search
   std::vector<std::pair<std::string, std::uint64_t>> key_slots_;
-  std::vector<std::size_t> key_hashes_;  // std::hash of each slot's key
+  std::vector<std::size_t> key_hashes_;        // std::hash of each slot's key
+  std::vector<std::uint64_t> key_overcounts_;  // each slot's count inherited at its takeover
   DurationUs busy_us_ = 0;
   std::unique_ptr<Histogram> queue_length_;  // ~224 KiB each: kept off the stack
   std::unique_ptr<Histogram> call_latency_us_;
