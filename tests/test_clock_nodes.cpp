@@ -377,3 +377,41 @@ TEST_CASE("multi_limit and sharded_global take a clock source too: one TIME, the
     }
   }
 }
+
+TEST_CASE("local_budget and token_reservation take a clock source: the claim's window from TIME") {
+  const std::string limit = R"({"name": "u", "key": "user", "limit": 100, "window": "1s"})";
+  const std::int64_t first = kEpochUnixUs / kUsPerS;
+  for (const char* name : {"local_budget", "token_reservation"}) {
+    for (const char* clock : {"local", "redis_time", "redis_time_cached"}) {
+      const std::string entry =
+          std::string(R"({"name": ")") + name + R"(", "batch": 10, "clock": ")" + clock + R"("})";
+      rlsim::testing::StrategyHarness h(limit, entry, {0, 600'000});
+      // Instance 1 runs 0.6 s ahead: at true 0.5 s its own clock is in the next window.
+      h.request(500'000, 0, 0);
+      h.request(500'000, 0, 1);
+      h.request(520'000, 0, 1);  // spent from instance 1's local tokens
+      CHECK(h.pattern() == "111");
+      const auto claimed = [&](std::int64_t window) {
+        const Reply count = h.store().run(Command{"GET", "rl:user:0:" + std::to_string(window)},
+                                          kEpochUnixUs + 900'000);
+        return count.type == Reply::Type::kNil ? std::string("none") : count.text;
+      };
+      const std::string source = clock;
+      INFO(name << " with clock " << clock);
+      nlohmann::ordered_json metrics;
+      h.strategy().write_metrics(metrics);
+      CHECK(metrics["claims"] == 2);
+      if (source == "local") {
+        CHECK(claimed(first) == "10");
+        CHECK(claimed(first + 1) == "10");  // instance 1 claimed in its own next window
+        CHECK_FALSE(metrics.contains("time_calls"));
+      } else {
+        CHECK(claimed(first) == "20");  // both claims in TIME's window
+        CHECK(claimed(first + 1) == "none");
+        // redis_time reads TIME for every decision, also one spent from local tokens;
+        // redis_time_cached once per instance per refresh.
+        CHECK(metrics["time_calls"] == (source == "redis_time" ? 3 : 2));
+      }
+    }
+  }
+}

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "strategy/clock_source.h"
 #include "strategy/registry.h"
 
 namespace rlsim {
@@ -105,6 +106,7 @@ class BatchBudget : public Strategy {
   const std::vector<std::string> prefixes_;
   const bool fail_open_;
   const bool reset_on_window_;
+  ClockSource clock_;                         // where the window's "now" comes from
   std::vector<std::vector<PerKey>> budgets_;  // [instance id][limit index]
   std::int64_t claims_ = 0;
   std::int64_t claims_empty_ = 0;
@@ -114,7 +116,8 @@ class BatchBudget : public Strategy {
   std::int64_t tokens_carried_over_ = 0;
 };
 
-// The parameters both batch strategies take: batch, reset_on_window, on_error.
+// The parameters both batch strategies take: batch, reset_on_window, on_error, clock,
+// clock_refresh.
 std::vector<ParamSpec> batch_budget_params();
 
 }  // namespace hybrid

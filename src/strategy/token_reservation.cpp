@@ -27,7 +27,9 @@ std::vector<ParamSpec> batch_budget_params() {
            "the lesson warns about)",
            {},
            false},
-          on_error_param()};
+          on_error_param(),
+          clock_param(),
+          clock_refresh_param()};
 }
 
 BatchBudget::BatchBudget(StrategyEnv env)
@@ -35,7 +37,8 @@ BatchBudget::BatchBudget(StrategyEnv env)
       batch_(env_.params.at("batch").get<std::int64_t>()),
       prefixes_(redis_key_prefixes(env_.limits)),
       fail_open_(env_.params.at("on_error") == "allow"),
-      reset_on_window_(env_.params.at("reset_on_window").get<bool>()) {}
+      reset_on_window_(env_.params.at("reset_on_window").get<bool>()),
+      clock_(env_.params, env_.sim, env_.redis) {}
 
 void BatchBudget::on_instance_start(const Instance& instance) {
   if (budgets_.size() <= instance.id) budgets_.resize(instance.id + 1);
@@ -43,6 +46,7 @@ void BatchBudget::on_instance_start(const Instance& instance) {
 }
 
 void BatchBudget::on_instance_stop(const Instance& instance) {
+  clock_.forget(instance);  // a restarted process reads TIME afresh
   // The process is gone and its tokens with it. Entries with a claim in flight stay: the requests
   // still deciding on this instance come back to them (and waste what they do not use).
   for (PerKey& per_key : budgets_[instance.id]) {
@@ -82,6 +86,12 @@ Task<Decision> BatchBudget::decide(Request request, const Instance& instance) {
   Decision decision;
   Taken taken[ScenarioBounds::kMaxLimits];
   std::size_t taken_count = 0;
+  // With clock = redis_time(_cached), "now" is based on a TIME reading (one round trip per
+  // decision, or per refresh period): the call per request this strategy exists to avoid, made
+  // visible in the report.
+  ClockSource::Base base;
+  if (clock_.kind() != ClockSource::Kind::kLocal && !co_await clock_.begin(instance, base))
+    co_return fail_open_ ? Decision{true, -1, true} : Decision{false, 0, true};
   for (std::size_t i = 0; i < env_.limits.size(); ++i) {
     const Limit& limit = env_.limits[i];
     const std::uint64_t key_id = Catalog::key_id(request, limit.key);
@@ -89,7 +99,7 @@ Task<Decision> BatchBudget::decide(Request request, const Instance& instance) {
     for (;;) {
       // The window is read when the request gets its turn, as the lesson reads time.time() inside
       // the lock. Entries are looked up again after every suspension.
-      const std::int64_t window = hybrid::window_of(limit, instance, env_.sim.now());
+      const std::int64_t window = window_at(limit, clock_.now_us(base, instance));
       KeyBudget& budget = this->budget(instance, i, key_id);
       roll_window(budget, window);
       if (budget.tokens > 0) {
@@ -166,6 +176,7 @@ void BatchBudget::write_metrics(nlohmann::ordered_json& out) const {
   out["tokens_used"] = tokens_used_;
   out["tokens_wasted"] = tokens_wasted_ + held;
   out["tokens_carried_over"] = tokens_carried_over_;
+  clock_.write_metrics(out);
 }
 
 }  // namespace hybrid
