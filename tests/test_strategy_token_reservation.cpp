@@ -101,5 +101,6 @@ TEST_CASE("token_reservation: parameters as local_budget") {
   for (const auto& p : info.params) names.push_back(p.name);
   for (const auto& p : local_budget_info().params) lb_names.push_back(p.name);
   CHECK(names == lb_names);
-  CHECK(names == std::vector<std::string>{"batch", "reset_on_window", "on_error"});
+  CHECK(names ==
+        std::vector<std::string>{"batch", "reset_on_window", "on_error", "clock", "clock_refresh"});
 }
