@@ -19,6 +19,12 @@ namespace rlsim {
 ParamSpec clock_param();
 ParamSpec clock_refresh_param();
 
+// A decision whose TIME call failed or timed out: without a trustworthy now, on_error decides as
+// for any failed Redis call (admitted under fail open, else denied by the first limit), an error.
+inline Decision time_failed_decision(bool fail_open) {
+  return fail_open ? Decision{true, -1, true} : Decision{false, 0, true};
+}
+
 class ClockSource {
  public:
   enum class Kind { kLocal, kRedisTime, kRedisTimeCached };

@@ -59,7 +59,7 @@ class MultiLimit final : public Strategy {
     // computes now_window once: on the instance's clock, or from TIME (the `clock` parameter).
     ClockSource::Base base;
     if (clock_.kind() != ClockSource::Kind::kLocal && !co_await clock_.begin(instance, base))
-      co_return fail_open_ ? Decision{true, -1, true} : Decision{false, 0, true};
+      co_return time_failed_decision(fail_open_);
     std::vector<Command> commands = commands_for(request, clock_.now_us(base, instance));
     std::vector<Reply> replies;
     if (pipelined_) {
@@ -138,9 +138,8 @@ StrategyInfo multi_limit_info() {
       "The lesson's check_multi_limits(): a request is checked against every limit of the "
       "scenario (per user, per IP, per endpoint) with INCR rl:<kind>:<value>:<window> and EXPIRE "
       "key <2 windows> for each, window = int(now // window) on the instance's clock (or Redis "
-      "TIME: "
-      "clock). With "
-      "pipelined = true all 2 x L commands go in one pipeline, one round trip; with false each "
+      "TIME: clock). With pipelined = true all 2 x L commands go in one pipeline, one round trip; "
+      "with false each "
       "limit's INCR + EXPIRE is its own round trip, L in a row. Denied when any count is over its "
       "limit (denied_by is the first such limit). Pipelining does not reduce the commands Redis "
       "runs, only the round trips: for three limits it saves 2/3 of the network latency. Every "

@@ -34,7 +34,7 @@ class RedisFixedWindow final : public Strategy {
     ClockSource::Base base;
     if (clock_.kind() != ClockSource::Kind::kLocal &&
         !co_await clock_.begin(instance, base, &redis))
-      co_return fail_open_ ? Decision{true, -1, true} : Decision{false, 0, true};
+      co_return time_failed_decision(fail_open_);
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       const Limit& limit = env_.limits[i];
       const std::int64_t window = hybrid::window_at(limit, clock_.now_us(base, instance, &redis));

@@ -11,8 +11,8 @@ StrategyInfo region_local_info() {
       "The fixed-window counter of redis_fixed_window (INCR rl:<kind>:<value>:<window>, EXPIRE on "
       "the first hit, window from the instance's clock), sent to the Redis of the instance's own "
       "region (clock redis_time: TIME of that Redis). Every decision costs one round trip inside "
-      "the region, so no request pays a "
-      "cross-region round trip; but the regions do not share counts, so a user whose requests "
+      "the region, so no request pays a cross-region round trip; but the regions do not share "
+      "counts, so a user whose requests "
       "land in several regions (travel, a geo-DNS failover: the traffic group's roaming) gets the "
       "limit in each: up to limit x regions per window. Without regions in the scenario it is "
       "redis_fixed_window.",

@@ -66,11 +66,8 @@ PerLimitScriptStrategy::PerLimitScriptStrategy(StrategyEnv env, Script script)
 Task<Decision> PerLimitScriptStrategy::decide(Request request, const Instance& instance) {
   Decision decision;
   ClockSource::Base clock_base;
-  if (clock_.kind() != ClockSource::Kind::kLocal && !co_await clock_.begin(instance, clock_base)) {
-    // No trustworthy now without TIME: on_error decides, as for any failed Redis call.
-    if (fail_open_) co_return Decision{true, -1, true};
-    co_return Decision{false, 0, true};
-  }
+  if (clock_.kind() != ClockSource::Kind::kLocal && !co_await clock_.begin(instance, clock_base))
+    co_return time_failed_decision(fail_open_);
   for (std::size_t i = 0; i < env_.limits.size(); ++i) {
     const int index = static_cast<int>(i);
     // After a fatal script error the run is void: answer at once, send nothing more.

@@ -40,7 +40,7 @@ class ShardedGlobal final : public Strategy {
     // The windows from the instance's clock, or from TIME (the `clock` parameter).
     ClockSource::Base base;
     if (clock_.kind() != ClockSource::Kind::kLocal && !co_await clock_.begin(instance, base))
-      co_return fail_open_ ? Decision{true, -1, true} : Decision{false, 0, true};
+      co_return time_failed_decision(fail_open_);
     Plan plan = plan_for(request, clock_.now_us(base, instance));
     RedisPipeline write_call = env_.redis.pipeline(std::move(plan.writes));
     std::vector<Reply> replies = co_await write_call;

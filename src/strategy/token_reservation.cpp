@@ -91,7 +91,7 @@ Task<Decision> BatchBudget::decide(Request request, const Instance& instance) {
   // visible in the report.
   ClockSource::Base base;
   if (clock_.kind() != ClockSource::Kind::kLocal && !co_await clock_.begin(instance, base))
-    co_return fail_open_ ? Decision{true, -1, true} : Decision{false, 0, true};
+    co_return time_failed_decision(fail_open_);
   for (std::size_t i = 0; i < env_.limits.size(); ++i) {
     const Limit& limit = env_.limits[i];
     const std::uint64_t key_id = Catalog::key_id(request, limit.key);
