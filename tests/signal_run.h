@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,8 +22,23 @@ struct Exit {
   double wall_s = 0;  // from SIGINT to exit
 };
 
-// Starts `rlsim ARGS...` in `dir` (stdout and stderr to .out / .err), sends SIGINT `count` times
-// after `delay`, and waits at most 60 s for it to end (then kills it and reports no exit).
+// Whether process `pid` catches SIGINT (its SigCgt mask in /proc): rlsim installs its handler
+// when a run starts (app/interrupt.h), so this says the simulation is under way.
+inline bool catches_sigint(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("SigCgt:", 0) != 0) continue;
+    const unsigned long long mask = std::stoull(line.substr(7), nullptr, 16);
+    return ((mask >> (SIGINT - 1)) & 1ULL) != 0;
+  }
+  return false;
+}
+
+// Starts `rlsim ARGS...` in `dir` (stdout and stderr to .out / .err), waits until it catches
+// SIGINT (at most 30 s), sends SIGINT `count` times after `delay` more, and waits at most 60 s for
+// it to end (then kills it and reports no exit). Counting the delay from the handler, not from
+// fork(), keeps what the run did before the signal the same on a loaded machine.
 inline Exit interrupt_rlsim(const CliDir& dir, std::vector<std::string> args,
                             std::chrono::milliseconds delay, int count) {
   // Everything the child needs is built before fork(): the parent may have other threads.
@@ -45,6 +61,10 @@ inline Exit interrupt_rlsim(const CliDir& dir, std::vector<std::string> args,
     ::execv(RLSIM_BINARY, argv.data());
     ::_exit(98);
   }
+  const auto forked = std::chrono::steady_clock::now();
+  while (!catches_sigint(pid) &&
+         std::chrono::steady_clock::now() - forked < std::chrono::seconds(30))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   std::this_thread::sleep_for(delay);
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < count; ++i) {
