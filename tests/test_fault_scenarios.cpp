@@ -31,6 +31,9 @@ Runs run_all(const std::string& name) {
 
 json extra(const StrategyResult& r) { return json::parse(r.extra_fields.dump()); }
 
+// The counts over decisions made during the scenario's first fault (docs/faults.md).
+json during_fault(const StrategyResult& r) { return extra(r)["faults"][0]["during"]; }
+
 }  // namespace
 
 TEST_CASE("redis-outage: each policy's trade-off, side by side") {
@@ -39,10 +42,10 @@ TEST_CASE("redis-outage: each policy's trade-off, side by side") {
   const StrategyResult& closed = runs.by_label("fail_closed");
   const StrategyResult& fallback = runs.by_label("local_fallback");
   const StrategyResult& breaker = runs.by_label("circuit_breaker");
-  const json during_open = extra(open)["faults"][0]["during"];
-  const json during_closed = extra(closed)["faults"][0]["during"];
-  const json during_fallback = extra(fallback)["faults"][0]["during"];
-  const json during_breaker = extra(breaker)["faults"][0]["during"];
+  const json during_open = during_fault(open);
+  const json during_closed = during_fault(closed);
+  const json during_fallback = during_fault(fallback);
+  const json during_breaker = during_fault(breaker);
   // Fail open: everything through. Fail closed: nothing, and legitimate users blocked.
   CHECK(during_open["allowed"] == during_open["offered"]);
   CHECK(during_open["excess"].get<int>() > 900);
@@ -63,6 +66,34 @@ TEST_CASE("redis-outage: each policy's trade-off, side by side") {
   CHECK(open.totals.limits[0].overshoot > fallback.totals.limits[0].overshoot);
   CHECK(fallback.totals.limits[0].overshoot > closed.totals.limits[0].overshoot);
   CHECK(closed.totals.limits[0].overshoot <= 1.0);
+}
+
+TEST_CASE("partition: what the cut-off instances admit comes on top of the central counter") {
+  const Runs runs = run_all("partition.json");
+  const StrategyResult& fallback = runs.by_label("local_fallback");
+  // The partition covers exactly the window [2m, 3m): per user, the seven connected instances
+  // admit the limit (100) through Redis, and each of the three cut-off instances' local counter
+  // admits 100/10. 10 users x (100 + 3 x 10) = 1300, 300 of them beyond the limit.
+  CHECK(extra(fallback)["resilience"]["divisor"] == 10);
+  CHECK(during_fault(fallback)["allowed"] == 1300);
+  CHECK(during_fault(fallback)["excess"] == 300);
+  CHECK(fallback.totals.limits[0].overshoot == Approx(1.30));
+  // Fail closed: the connected seven alone hold the limit exactly; the cut-off three deny
+  // requests the ideal limiter admits.
+  const json closed = during_fault(runs.by_label("fail_closed"));
+  CHECK(closed["allowed"] == 1000);
+  CHECK(closed["excess"] == 0);
+  CHECK(closed["false_denials"].get<int>() > 0);
+  // Fail open: every request a cut-off instance receives (about 30% of 600 per user) on top.
+  const StrategyResult& open = runs.by_label("fail_open");
+  CHECK(during_fault(open)["excess"].get<int>() > 1500);
+  CHECK(open.totals.limits[0].overshoot > 2.5);
+  // The breaker: the same fallback decisions, without waiting out the timeout on each.
+  const StrategyResult& breaker = runs.by_label("circuit_breaker");
+  CHECK(during_fault(breaker)["allowed"] == 1300);
+  CHECK(extra(breaker)["waited_full_timeout"].get<int>() * 10 <
+        extra(fallback)["waited_full_timeout"].get<int>());
+  CHECK(breaker.totals.latency_us.quantile(0.99) < 5000);
 }
 
 TEST_CASE("redis-saturation: utilization, queue and latency climb, timeouts follow") {
