@@ -96,6 +96,35 @@ TEST_CASE("partition: what the cut-off instances admit comes on top of the centr
   CHECK(breaker.totals.latency_us.quantile(0.99) < 5000);
 }
 
+TEST_CASE("redis-fork: a one-second stall saturates Redis, and its backlog drains after it") {
+  const Runs runs = run_all("redis-fork.json");
+  const StrategyResult& open = runs.by_label("fail_open");
+  const json node = extra(open)["redis_node"];
+  const json busy = node["utilization_series"]["values"];
+  REQUIRE(busy.size() >= 8);
+  // 10,000 calls/s at 20 us: 0.2 busy; the fork second (x50) is saturated; the next one drains
+  // a backlog of ~9,000 calls at full speed (0.18 s), and the one after is back to 0.2.
+  CHECK(busy[4].get<double>() == Approx(0.2).margin(0.01));
+  CHECK(busy[5].get<double>() == 1.0);
+  CHECK(busy[6].get<double>() > 0.3);
+  CHECK(busy[6].get<double>() < 0.5);
+  CHECK(busy[7].get<double>() == Approx(0.2).margin(0.01));
+  // The fork second's requests wait out the timeout, and so do those stuck behind the backlog;
+  // nothing times out a second after the fork.
+  const json during = during_fault(open);
+  CHECK(during["waited_full_timeout"].get<int>() > 9000);
+  CHECK(extra(open)["faults"][0]["after"]["errors"].get<int>() > 1000);
+  CHECK(node["errors"]["timeouts"].get<int>() <
+        during["offered"].get<int>() + extra(open)["faults"][0]["after"]["errors"].get<int>() + 10);
+  // Fail open lets the timed-out requests through; fail closed denies them.
+  CHECK(during["excess"].get<int>() > 4000);
+  CHECK(during_fault(runs.by_label("fail_closed"))["false_denials"].get<int>() > 4000);
+  // The breakers stop feeding the queue: the fork second is no longer saturated.
+  const json shed = extra(runs.by_label("circuit_breaker"))["redis_node"];
+  CHECK(shed["utilization_series"]["values"][5].get<double>() < 0.8);
+  CHECK(shed["errors"]["timeouts"].get<int>() * 10 < node["errors"]["timeouts"].get<int>());
+}
+
 TEST_CASE("redis-saturation: utilization, queue and latency climb, timeouts follow") {
   const Runs runs = run_all("redis-saturation.json");
   const json node = extra(runs.by_label("lua_per_request"))["redis_node"];

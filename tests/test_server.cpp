@@ -218,10 +218,10 @@ TEST_CASE("added latency, a multiplier and a slower server stretch a call") {
   MockStore store;
   RedisServer server(sim, store, fixed(1000, 10, 50'000), Rng(1, "network"));
   RedisConditions slow;
-  slow.rtt_multiplier = 2.0;      // 2000
-  slow.added_rtt_us = 5000;       // 7000
-  slow.service_multiplier = 3.0;  // 30
+  slow.rtt_multiplier = 2.0;  // 2000
+  slow.added_rtt_us = 5000;   // 7000
   server.set_conditions(slow);
+  server.set_slow_periods({{0, 1'000'000, 3.0}});  // 30
   Outcome outcome;
   start_incr(server, sim, 0, outcome);
   sim.run_until(1'000'000);
@@ -303,20 +303,64 @@ TEST_CASE(
   CHECK(during.replies[0].integer == 2);
 }
 
-TEST_CASE("a slower server slows the calls that reach it from then on, sent before or not") {
+TEST_CASE("a slow period slows the work done inside it, whenever the call was sent") {
   Simulator sim;
   MockStore store;
   RedisServer server(sim, store, fixed(1000, 10, 50'000), Rng(1, "network"));
-  // Sent at 0, on the wire when redis_slow starts at 200 us, reaching the server at 500 us:
-  // its service time is fixed when it arrives, x100.
+  // x100 from 200 us: the call sent at 0 reaches the server at 500 us, inside the period: 1 ms of
+  // service instead of 10 us.
+  server.set_slow_periods({{200, 1'000'000, 100}});
   Outcome sent_before;
   start_incr(server, sim, 0, sent_before);
-  sim.run_until(200);
-  RedisConditions slow;
-  slow.service_multiplier = 100;
-  server.set_conditions(slow);
+  sim.run_until(2'000'000);
+  CHECK(sent_before.done_us == 500 + 1000 + 500);
+}
+
+TEST_CASE("a slow period ends mid-call: the rest of the call runs at full speed") {
+  Simulator sim;
+  MockStore store;
+  RedisServer server(sim, store, fixed(1000, 10, 50'000), Rng(1, "network"));
+  // x100 until 505 us: the call starting at 500 does 5 / 100 = 0.05 us of its 10 us of work in
+  // the period, the other 9.95 us after it: service ends at ceil(514.95) = 515.
+  server.set_slow_periods({{0, 505, 100}});
+  Outcome outcome;
+  start_incr(server, sim, 0, outcome);
   sim.run_until(1'000'000);
-  CHECK(sent_before.done_us == 1000 + 1000);
+  CHECK(outcome.done_us == 515 + 500);
+}
+
+TEST_CASE("calls queued during a slow period run at full speed once it is over") {
+  Simulator sim;
+  MockStore store;
+  RedisServer server(sim, store, fixed(1000, 10, 50'000), Rng(1, "network"));
+  // x100 until 1000 us (a fork): three calls reach the server at 500 us. The first does 5 us of
+  // work by 1000 and the other 5 us after it (1005); the two queued behind it take their 10 us
+  // each at full speed (1015, 1025), not 1 ms each.
+  server.set_slow_periods({{0, 1000, 100}});
+  Outcome first, second, third;
+  start_incr(server, sim, 0, first);
+  start_incr(server, sim, 1, second);
+  start_incr(server, sim, 2, third);
+  sim.run_until(1'000'000);
+  CHECK(first.done_us == 1005 + 500);
+  CHECK(second.done_us == 1015 + 500);
+  CHECK(third.done_us == 1025 + 500);
+  CHECK(third.replies[0].integer == 3);
+  // The thread was busy from 500 to 1025 us.
+  CHECK(server.node_stats().busy_us() == 525);
+}
+
+TEST_CASE("a call spanning two slow periods is paced by each") {
+  Simulator sim;
+  MockStore store;
+  RedisServer server(sim, store, fixed(1000, 100, 50'000), Rng(1, "network"));
+  // Starting at 500 us with 100 us of work: x10 until 600 (10 us of work), full speed until 650
+  // (50 us), x4 from 650 (the last 40 us take 160): the service ends at 810.
+  server.set_slow_periods({{0, 600, 10}, {650, 10'000, 4}});
+  Outcome outcome;
+  start_incr(server, sim, 0, outcome);
+  sim.run_until(1'000'000);
+  CHECK(outcome.done_us == 810 + 500);
 }
 
 namespace {

@@ -27,13 +27,16 @@ std::unique_ptr<RedisCluster> make_embedded_cluster(const Scenario& scenario, Si
   return std::make_unique<RedisCluster>(sim, std::move(layout), embedded, timing, seed);
 }
 
+bool fault_hits_node(const FaultSpec& fault, int node) {
+  return fault.nodes.empty() ||
+         std::find(fault.nodes.begin(), fault.nodes.end(), node) != fault.nodes.end();
+}
+
 void apply_to_cluster(const std::vector<const FaultSpec*>& active, RedisCluster& cluster) {
   for (int n = 0; n < cluster.node_count(); ++n) {
     std::vector<const FaultSpec*> hitting;
     for (const FaultSpec* fault : active)
-      if (fault->nodes.empty() ||
-          std::find(fault->nodes.begin(), fault->nodes.end(), n) != fault->nodes.end())
-        hitting.push_back(fault);
+      if (fault_hits_node(*fault, n)) hitting.push_back(fault);
     cluster.node(n).set_conditions(compose_conditions(hitting));
   }
 }

@@ -17,8 +17,10 @@ namespace rlsim {
 std::unique_ptr<RedisCluster> make_embedded_cluster(const Scenario& scenario, Simulator& sim,
                                                     const RedisTiming& timing, std::uint64_t seed);
 
-// Sets each node's conditions from the active faults: a Redis fault hits the nodes its `nodes`
-// lists, or every node.
+// Whether a Redis fault hits cluster node `node`: the nodes its `nodes` lists, or every node.
+bool fault_hits_node(const FaultSpec& fault, int node);
+
+// Sets each node's conditions from the active faults that hit it (fault_hits_node).
 void apply_to_cluster(const std::vector<const FaultSpec*>& active, RedisCluster& cluster);
 
 // Adds "redis_cluster" (nodes, slot ranges, CROSSSLOT errors, the hottest node and the ops

@@ -89,10 +89,9 @@ RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active) 
         conditions.added_rtt_us += fault->added_rtt_us;
         conditions.rtt_jitter_us += fault->rtt_jitter_us;
         break;
-      case FaultType::kRedisSlow:
-        conditions.service_multiplier *= fault->service_multiplier;
-        break;
-      case FaultType::kInstanceCrash:
+      case FaultType::kRedisSlow:      // a schedule set once (slow_periods), since a call's
+      case FaultType::kInstanceCrash:  // service may outlast the fault
+
       case FaultType::kClockOffset:  // clocks are functions of time (world/clock.h): nothing
       case FaultType::kClockDrift:   // to set on the server
       case FaultType::kClockJump:
@@ -108,6 +107,34 @@ RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active,
   for (const FaultSpec* fault : active)
     if (fault->region < 0 || fault->region == region) hitting.push_back(fault);
   return compose_conditions(hitting);
+}
+
+std::vector<SlowPeriod> slow_periods(const std::vector<FaultSpec>& faults,
+                                     const std::function<bool(const FaultSpec&)>& hits) {
+  std::vector<const FaultSpec*> slow;
+  std::vector<TimeUs> bounds_us;
+  for (const FaultSpec& fault : faults) {
+    if (fault.type != FaultType::kRedisSlow || !hits(fault)) continue;
+    slow.push_back(&fault);
+    bounds_us.push_back(fault.at_us);
+    bounds_us.push_back(fault.at_us + fault.for_us);
+  }
+  std::sort(bounds_us.begin(), bounds_us.end());
+  bounds_us.erase(std::unique(bounds_us.begin(), bounds_us.end()), bounds_us.end());
+  std::vector<SlowPeriod> periods;
+  for (std::size_t i = 0; i + 1 < bounds_us.size(); ++i) {
+    double multiplier = 1.0;
+    for (const FaultSpec* fault : slow)
+      if (fault->at_us <= bounds_us[i] && bounds_us[i] < fault->at_us + fault->for_us)
+        multiplier *= fault->service_multiplier;
+    if (multiplier == 1.0) continue;
+    if (!periods.empty() && periods.back().until_us == bounds_us[i] &&
+        periods.back().multiplier == multiplier)
+      periods.back().until_us = bounds_us[i + 1];
+    else
+      periods.push_back({bounds_us[i], bounds_us[i + 1], multiplier});
+  }
+  return periods;
 }
 
 FaultSchedule::FaultSchedule(const Scenario& scenario, Simulator& sim, RedisServer& server,
@@ -129,13 +156,22 @@ FaultSchedule::FaultSchedule(const Scenario& scenario, Simulator& sim, RedisServ
       resilient_(dynamic_cast<const ResilientStrategy*>(&strategy)) {}
 
 void FaultSchedule::start() {
-  for (RedisServer* server : servers_) server->set_pool_size(scenario_.redis.pool_size);
+  for (std::size_t r = 0; r < servers_.size(); ++r) {
+    servers_[r]->set_pool_size(scenario_.redis.pool_size);
+    // Without regions the one server is region 0, and every fault has region -1 (all).
+    const auto region = static_cast<std::int32_t>(r);
+    servers_[r]->set_slow_periods(slow_periods(scenario_.faults, [region](const FaultSpec& f) {
+      return f.region < 0 || f.region == region;
+    }));
+  }
   const DurationUs bucket_s = std::max<DurationUs>(
       1, (scenario_.duration_us / kUsPerS + kMaxSeriesPoints - 1) / kMaxSeriesPoints);
   server_.node_stats().set_bucket_us(bucket_s * kUsPerS);
   if (cluster_ != nullptr) {
     for (int n = 0; n < cluster_->node_count(); ++n) {
       cluster_->node(n).set_pool_size(scenario_.redis.pool_size);
+      cluster_->node(n).set_slow_periods(slow_periods(
+          scenario_.faults, [n](const FaultSpec& fault) { return fault_hits_node(fault, n); }));
       cluster_->node(n).node_stats().set_bucket_us(bucket_s * kUsPerS);
     }
   }

@@ -4,6 +4,7 @@
 // Redis server, partition instances or crash them; the oracle's counts are snapshotted at each
 // fault's start, end and one window after, for the report's "faults" list, together with the
 // per-node Redis figures ("redis_node") and the resilience policy's ("resilience").
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
@@ -27,13 +28,18 @@ nlohmann::ordered_json node_report_json(const RedisStats& stats, const NodeStats
 
 // How active faults combine (docs/faults.md#overlapping-faults): the server is down if any
 // redis_down (or partition of all instances) is active, black hole winning over refuse; latency
-// multipliers multiply and added latency and jitter add; service multipliers multiply; an
-// instance is cut off if any active partition lists it.
+// multipliers multiply and added latency and jitter add; an instance is cut off if any active
+// partition lists it. redis_slow is not a condition but a schedule: slow_periods().
 RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active);
 // The same for the Redis of region `region`: only the Redis faults that hit it (its own, by
 // `region`, or every region's) and partitions of all instances count.
 RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active,
                                    std::int32_t region);
+
+// The stretches in which one Redis server runs slower: the redis_slow faults of `faults` that
+// `hits` says reach it, their multipliers multiplied where they overlap (multiplier 1: none).
+std::vector<SlowPeriod> slow_periods(const std::vector<FaultSpec>& faults,
+                                     const std::function<bool(const FaultSpec&)>& hits);
 
 class FaultSchedule final : public EventTarget {
  public:

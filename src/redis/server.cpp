@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "core/check.h"
 
@@ -179,12 +180,14 @@ void RedisServer::arrive(std::uint32_t index) {
   }
   const TimeUs start_us = std::max(now_us, free_at_us_);
   stats_.max_queue_wait_us = std::max(stats_.max_queue_wait_us, start_us - now_us);
+  const TimeUs end_us = service_end_us(
+      start_us, timing_.service_time_us * static_cast<DurationUs>(record.commands.size()));
+  // The queue in front, in commands: the wait over one command's service time at arrival.
   const auto service_us = static_cast<DurationUs>(static_cast<double>(timing_.service_time_us) *
-                                                  conditions_.service_multiplier);
-  const DurationUs busy_us = service_us * static_cast<DurationUs>(record.commands.size());
-  node_stats_.on_execute(record.commands, start_us, busy_us,
+                                                  slow_multiplier_at(now_us));
+  node_stats_.on_execute(record.commands, start_us, end_us - start_us,
                          service_us > 0 ? (start_us - now_us + service_us - 1) / service_us : 0);
-  free_at_us_ = start_us + busy_us;
+  free_at_us_ = end_us;
   // Effects happen at the start of service on the server's clock; FIFO keeps starts monotonic.
   store_time_us_ = std::max(store_time_us_, clock_unix_us(start_us));
   if (store_.deferred()) {
@@ -209,6 +212,52 @@ void RedisServer::arrive(std::uint32_t index) {
   } else {
     schedule(record.deadline_us, index, kTimeout);
   }
+}
+
+void RedisServer::set_slow_periods(std::vector<SlowPeriod> periods) {
+  for (std::size_t i = 0; i < periods.size(); ++i) {
+    RLSIM_CHECK(periods[i].from_us < periods[i].until_us && periods[i].multiplier > 0);
+    RLSIM_CHECK(i == 0 || periods[i - 1].until_us <= periods[i].from_us);
+  }
+  slow_periods_ = std::move(periods);
+  next_slow_ = 0;
+}
+
+TimeUs RedisServer::service_end_us(TimeUs start_us, DurationUs work_us) {
+  while (next_slow_ < slow_periods_.size() && slow_periods_[next_slow_].until_us <= start_us)
+    ++next_slow_;
+  if (next_slow_ == slow_periods_.size() || start_us + work_us <= slow_periods_[next_slow_].from_us)
+    return start_us + work_us;  // no slow period touches the call: the usual path
+  // Walk the periods: full speed between them, 1/multiplier of it inside. Work is counted in
+  // full-speed microseconds; the end is rounded up to a whole microsecond (a hair of tolerance
+  // keeps 1000.0000001 from becoming 1001).
+  constexpr double kTolerance = 1e-6;
+  TimeUs at_us = start_us;
+  auto left_us = static_cast<double>(work_us);
+  for (std::size_t i = next_slow_; i < slow_periods_.size(); ++i) {
+    const SlowPeriod& slow = slow_periods_[i];
+    if (at_us < slow.from_us) {
+      const auto gap_us = static_cast<double>(slow.from_us - at_us);
+      if (left_us <= gap_us) break;
+      left_us -= gap_us;
+      at_us = slow.from_us;
+    }
+    const double capacity_us = static_cast<double>(slow.until_us - at_us) / slow.multiplier;
+    if (left_us <= capacity_us)
+      return at_us + static_cast<TimeUs>(std::ceil(left_us * slow.multiplier - kTolerance));
+    left_us -= capacity_us;
+    at_us = slow.until_us;
+  }
+  return at_us + static_cast<TimeUs>(std::ceil(left_us - kTolerance));
+}
+
+double RedisServer::slow_multiplier_at(TimeUs at_us) const {
+  const auto after =
+      std::upper_bound(slow_periods_.begin(), slow_periods_.end(), at_us,
+                       [](TimeUs at, const SlowPeriod& period) { return at < period.from_us; });
+  if (after == slow_periods_.begin()) return 1.0;
+  const SlowPeriod& period = *std::prev(after);
+  return at_us < period.until_us ? period.multiplier : 1.0;
 }
 
 void RedisServer::complete(std::uint32_t index, bool timed_out) {

@@ -54,11 +54,19 @@ enum class DownMode {
 
 // Network and server conditions that faults change; the defaults are a healthy server.
 struct RedisConditions {
-  DownMode down = DownMode::kUp;    // the whole server
-  double rtt_multiplier = 1.0;      // applied to each sampled round trip
-  DurationUs added_rtt_us = 0;      // then added to it
-  DurationUs rtt_jitter_us = 0;     // plus a uniform [0, jitter] per call
-  double service_multiplier = 1.0;  // a fork or GC pause makes every command slower
+  DownMode down = DownMode::kUp;  // the whole server
+  double rtt_multiplier = 1.0;    // applied to each sampled round trip
+  DurationUs added_rtt_us = 0;    // then added to it
+  DurationUs rtt_jitter_us = 0;   // plus a uniform [0, jitter] per call
+};
+
+// A stretch of time in which the server's single thread runs `multiplier` times slower (a fork,
+// a GC pause: redis_slow). It is a property of the server over time, not of the commands: work
+// in progress when the stretch begins or ends changes pace at that instant.
+struct SlowPeriod {
+  TimeUs from_us = 0;
+  TimeUs until_us = 0;
+  double multiplier = 1.0;
 };
 
 // The client (app instance) on whose behalf a call is made.
@@ -211,6 +219,10 @@ class RedisServer final : public EventTarget {
   // Fault controls. Changes apply to calls sent (and, for `down`, requests arriving) from now on.
   void set_conditions(const RedisConditions& conditions) { conditions_ = conditions; }
   const RedisConditions& conditions() const { return conditions_; }
+  // The stretches in which the server runs slower, sorted and disjoint (the run's redis_slow
+  // faults, app/faults.h); set before the first call. A call's service ends when its work is done
+  // at each moment's pace, so calls queued during a stretch run at full speed after it.
+  void set_slow_periods(std::vector<SlowPeriod> periods);
   // A partition: `client` cannot reach the server (kUp heals it).
   void set_client_down(ClientId client, DownMode mode);
   // At most `connections` calls in flight per client (0: unlimited); further calls wait FIFO for a
@@ -280,6 +292,11 @@ class RedisServer final : public EventTarget {
   DownMode reachability(ClientId client) const;
   DurationUs sample_rtt_us();
   void arrive(std::uint32_t index);
+  // When work of `work_us` at full speed, started at `start_us`, is done at the slow periods'
+  // pace. Starts must not decrease from call to call (the queue is FIFO).
+  TimeUs service_end_us(TimeUs start_us, DurationUs work_us);
+  // The slow-down in effect at `at_us` (1 outside every slow period).
+  double slow_multiplier_at(TimeUs at_us) const;
   void complete(std::uint32_t index, bool timed_out);
   void release(std::uint32_t index);
   void schedule(TimeUs at, std::uint32_t index, Phase phase) {
@@ -299,6 +316,8 @@ class RedisServer final : public EventTarget {
   ClientId current_client_ = 0;
   CallRouter* router_ = nullptr;
   RedisConditions conditions_;
+  std::vector<SlowPeriod> slow_periods_;
+  std::size_t next_slow_ = 0;  // the first slow period not over at the last service start
   int pool_size_ = 0;
   std::vector<Client> clients_;  // indexed by ClientId, grown on first use
   std::function<TimeUs(TimeUs)> clock_;
