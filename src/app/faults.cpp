@@ -89,11 +89,13 @@ RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active) 
         conditions.added_rtt_us += fault->added_rtt_us;
         conditions.rtt_jitter_us += fault->rtt_jitter_us;
         break;
-      case FaultType::kRedisSlow:      // a schedule set once (slow_periods), since a call's
-      case FaultType::kInstanceCrash:  // service may outlast the fault
-
-      case FaultType::kClockOffset:  // clocks are functions of time (world/clock.h): nothing
-      case FaultType::kClockDrift:   // to set on the server
+      // None of these sets a condition: redis_slow is a schedule set once (slow_periods), since
+      // a call's service, computed as it joins the queue, may outlast the fault; crashes are
+      // events; clocks are functions of time (world/clock.h).
+      case FaultType::kRedisSlow:
+      case FaultType::kInstanceCrash:
+      case FaultType::kClockOffset:
+      case FaultType::kClockDrift:
       case FaultType::kClockJump:
         break;
     }
