@@ -1,5 +1,9 @@
 #pragma once
-// rlsim's exit codes (documented in README.md, docs/cli.md and docs/ci.md).
+// rlsim's exit codes (documented in README.md, docs/cli.md and docs/ci.md), and the error that
+// carries one out of a run. Any command file includes this without including the run.
+#include <stdexcept>
+#include <string>
+
 namespace rlsim::exit_code {
 constexpr int kOk = 0;
 constexpr int kInternal = 1;     // a bug in rlsim (an assertion aborts instead, with a message)
@@ -13,3 +17,16 @@ constexpr int kInterrupted =
     130;  // SIGINT: `run` or `sweep` wrote a partial report, `check` gave no verdict
           // (128 + SIGINT, what a shell reports for a process it killed)
 }  // namespace rlsim::exit_code
+
+namespace rlsim {
+
+// A run that cannot finish because of something the user supplied (a Lua script that fails to
+// compile or exceeds its budget, a Redis that cannot be used). `exit_code` is the documented
+// code to exit with (exit_code::k*).
+class RunError : public std::runtime_error {
+ public:
+  RunError(const std::string& message, int code) : std::runtime_error(message), exit_code(code) {}
+  int exit_code;
+};
+
+}  // namespace rlsim

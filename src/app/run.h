@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/exit_codes.h"
 #include "report/report.h"
 #include "scenario/load.h"
 #include "strategy/registry.h"
@@ -23,14 +24,6 @@ struct ResolvedStrategy {
 // Checks every strategy entry (name known, parameters valid). Throws ScenarioError naming the
 // file and JSON path.
 std::vector<ResolvedStrategy> resolve_strategies(const Scenario& scenario, const std::string& file);
-
-// A run that cannot finish because of something the user supplied (a Lua script that fails to
-// compile or exceeds its budget). `exit_code` is the documented code to exit with.
-class RunError : public std::runtime_error {
- public:
-  RunError(const std::string& message, int code) : std::runtime_error(message), exit_code(code) {}
-  int exit_code;
-};
 
 // One decision, in decision order, for naming the first request two runs decide differently.
 struct DecisionRecord {
