@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# Installs rlsim's build and test dependencies (Debian 12 packages) when any is missing:
-# compilers and libraries, redis-server for the real-Redis tests, chromium and xmllint for the
-# HTML report test, clang-format for the format check, clang (libFuzzer) and clang-tidy.
+# Installs rlsim's dependencies (Debian 12 packages) when any is missing.
+# Usage: tests/install-deps.sh [--build]
+#   --build: only what building and running the rlsim program needs (the README's first command):
+#            the compiler, CMake and the libraries.
+#   default: that, and what the test suite needs: Catch2, python3 (tests/check-includes.py),
+#            redis-server for the real-Redis tests, chromium and xmllint for the HTML report test,
+#            clang-format for the format check, clang (libFuzzer) and clang-tidy.
 set -euo pipefail
 packages=(cmake make g++ pkg-config libcli11-dev libfmt-dev libasio-dev libhiredis-dev nlohmann-json3-dev
-  catch2 liblua5.1-0-dev redis-server redis-tools
-  chromium libxml2-utils clang-format clang clang-tidy libclang-rt-14-dev)
+  liblua5.1-0-dev)
+if [ "${1:-}" != "--build" ]; then
+  packages+=(catch2 python3 redis-server redis-tools
+    chromium libxml2-utils clang-format clang clang-tidy libclang-rt-14-dev)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

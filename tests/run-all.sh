@@ -10,9 +10,9 @@ tests/install-deps.sh
 clang-format --dry-run --Werror src/*/*.h src/*/*.cpp tests/*.cpp tests/*.h tests/fuzz/*.cpp
 
 jobs=$(nproc)
-cmake -S . -B build -DRLSIM_WERROR=ON
+cmake -S . -B build -DRLSIM_WERROR=ON -DRLSIM_TESTS=ON
 cmake --build build -j"$jobs"
-cmake -S . -B build-asan -DRLSIM_WERROR=ON -DRLSIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+cmake -S . -B build-asan -DRLSIM_WERROR=ON -DRLSIM_TESTS=ON -DRLSIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 cmake --build build-asan -j"$jobs"
 
 redis_port=${RLSIM_TEST_REDIS_PORT:-6391}
