@@ -1,5 +1,5 @@
 #pragma once
-// Internal to the embedded Redis's command files (mock_store.cpp, mock_zset.cpp): the per-call
+// Internal to the embedded Redis's command files (mock_commands.cpp, mock_zset.cpp): the per-call
 // context the handlers share, Redis's number parsers and its common error texts.
 #include <cstdint>
 #include <string>

@@ -1,7 +1,7 @@
 #pragma once
 // The embedded Redis: an in-process keyspace with Redis's semantics for the commands rlsim uses,
 // replies and error texts as Redis 7 gives them, and key expiry driven by the server's virtual
-// clock. Command table in mock_store.cpp (one row per command: name, arity, handler).
+// clock. Command table in mock_commands.cpp (one row per command: name, arity, handler).
 #include <memory>
 #include <set>
 #include <string>

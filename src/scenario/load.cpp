@@ -95,8 +95,7 @@ InstancesSpec read_instances(const json& value, const std::string& file, Duratio
     const DurationUs zero = 0;
     spec.clock_spread_us =
         clock_reader.duration_field("spread", &zero, 0, ScenarioBounds::kMaxClockOffsetUs);
-    read_clock_settings(clock_reader.find("ntp"), clock_reader.find("attribution_threshold"), file,
-                        spec.clock);
+    read_clock_settings(clock_reader, spec.clock);
     spec.clock.configured = true;
     clock_reader.reject_unknown();
   }
@@ -136,7 +135,7 @@ TrafficGroup read_traffic(const json& value, const std::string& path, const std:
     group.endpoints.push_back(endpoints[i].get<std::string>());
   }
   if (group.endpoints.empty()) group.endpoints.push_back("/api");
-  read_traffic_region(reader.find("region"), reader.find("roaming"), path, file, group);
+  read_traffic_region(reader, group);
   reader.reject_unknown();
   return group;
 }
@@ -407,6 +406,29 @@ std::string line_column(const std::string& text, std::size_t byte_offset) {
   return fmt::format("{}:{}", line, column);
 }
 
+// The JSON of scenario text, or a ScenarioError: a syntax error at "<file>:<line>:<column>", a
+// repeated key, a number out of range.
+json parse_json(const std::string& text, const std::string& file) {
+  try {
+    return json::parse(text, DuplicateKeyCheck(file));
+  } catch (const json::parse_error& error) {
+    // nlohmann's text is "[json.exception.parse_error.N] parse error at line L, column C:
+    // <detail>"; keep only the detail, since the position is already given as line:column.
+    const std::string what = error.what();
+    const auto colon = what.find(": ");
+    const std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
+    throw ScenarioError(
+        fmt::format("{}:{}: syntax error: {}", file, line_column(text, error.byte), detail));
+  } catch (const json::out_of_range& error) {
+    // A number beyond double's range ("1e999"): nlohmann reports it as out_of_range.406,
+    // "number overflow parsing '<text>'", without a position (found by tests/fuzz).
+    const std::string what = error.what();
+    const auto bracket = what.find("] ");
+    throw ScenarioError(fmt::format(
+        "{}: {}", file, bracket == std::string::npos ? what : what.substr(bracket + 2)));
+  }
+}
+
 }  // namespace
 
 const char* to_string(LimitKey key) {
@@ -467,32 +489,8 @@ std::optional<std::vector<MetricStep>> parse_metric_path(const std::string& path
   }
 }
 
-std::string scenario_error_message(const std::string& file, const std::string& json_path,
-                                   const std::string& message) {
-  return json_path.empty() ? fmt::format("{}: {}", file, message)
-                           : fmt::format("{}: {}: {}", file, json_path, message);
-}
-
 Scenario parse_scenario(const std::string& text, const std::string& file) {
-  json root;
-  try {
-    root = json::parse(text, DuplicateKeyCheck(file));
-  } catch (const json::parse_error& error) {
-    // nlohmann's text is "[json.exception.parse_error.N] parse error at line L, column C:
-    // <detail>"; keep only the detail, since the position is already given as line:column.
-    const std::string what = error.what();
-    const auto colon = what.find(": ");
-    const std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
-    throw ScenarioError(
-        fmt::format("{}:{}: syntax error: {}", file, line_column(text, error.byte), detail));
-  } catch (const json::out_of_range& error) {
-    // A number beyond double's range ("1e999"): nlohmann reports it as out_of_range.406,
-    // "number overflow parsing '<text>'", without a position (found by tests/fuzz).
-    const std::string what = error.what();
-    const auto bracket = what.find("] ");
-    throw ScenarioError(fmt::format(
-        "{}: {}", file, bracket == std::string::npos ? what : what.substr(bracket + 2)));
-  }
+  const json root = parse_json(text, file);
   ObjectReader reader(root, "", file);
   Scenario scenario;
   scenario.name = name_field(reader, "name", nullptr);
@@ -546,7 +544,7 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
 
   scenario.redis = read_redis(reader.find("redis"), file);
   read_redis_clock(reader.find("redis"), file, scenario.instances.clock);
-  read_regions(reader.find("regions"), file, scenario);
+  read_regions(reader, scenario);
   if (scenario.redis.cluster_nodes > 0 && scenario.regions.enabled())
     reader.fail("redis.cluster", "not supported together with \"regions\" yet");
   read_scenario_faults(reader.find("faults"), reader.find("clock_faults"), file, scenario);

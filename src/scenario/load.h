@@ -2,22 +2,13 @@
 // Reading and validating scenario files. Every user mistake becomes a ScenarioError naming the
 // file, the JSON path and what was expected; nothing is silently defaulted.
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "scenario/error.h"
 #include "scenario/model.h"
 
 namespace rlsim {
-
-class ScenarioError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// Builds the one-line message "<file>: <json path>: <what was expected>".
-std::string scenario_error_message(const std::string& file, const std::string& json_path,
-                                   const std::string& message);
 
 // One step of a metric path (`expect[].metric`, docs/scenario-format.md#expect): a field name (on
 // an array: the element whose "name" field equals it) or an array index.

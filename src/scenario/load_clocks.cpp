@@ -4,8 +4,7 @@
 
 #include <algorithm>
 
-#include "scenario/load.h"
-#include "scenario/load_fields.h"
+#include "scenario/reader.h"
 
 namespace rlsim {
 
@@ -24,7 +23,6 @@ const char* to_string(ClockFaultType type) {
 namespace {
 
 using nlohmann::json;
-using namespace load_fields;
 
 // Bounds (docs/scenario-format.md): a drift beyond 10% is no clock, and 10^5 ppm over 24 h stays
 // exact in a double's integer range.
@@ -56,121 +54,138 @@ FaultType fault_type_of(ClockFaultType type) {
 // `"nodes"` as the other faults name it: "all", or on an embedded cluster a node index or a list of
 // them), with regions optionally one region's Redis (`region`). Node indexes and the region are
 // checked against the scenario later, with the other faults' (scenario/faults.cpp).
-void read_target(const json& value, const std::string& path, const std::string& file,
-                 FaultSpec& spec) {
+void read_target(ObjectReader& reader, FaultSpec& spec) {
   ClockFault& fault = spec.clock;
-  if (const auto it = value.find("redis"); it != value.end()) {
-    if (!it->is_boolean()) fail(file, path + ".redis", "expected true or false");
-    fault.redis = it->get<bool>();
+  if (const json* redis = reader.find("redis")) {
+    if (!redis->is_boolean()) reader.fail(reader.path_of("redis"), "expected true or false");
+    fault.redis = redis->get<bool>();
   }
-  if (const auto it = value.find("nodes"); it != value.end()) {
+  if (const json* nodes = reader.find("nodes")) {
     const auto node_index = [&](const json& index, const std::string& at) {
       if (!index.is_number_integer() || index.get<std::int64_t>() < 0 ||
           index.get<std::int64_t>() >= ScenarioBounds::kMaxClusterNodes)
-        fail(file, at,
-             fmt::format("expected a cluster node index from 0 to {}, got {}",
-                         ScenarioBounds::kMaxClusterNodes - 1, index.dump()));
+        reader.fail(at, fmt::format("expected a cluster node index from 0 to {}, got {}",
+                                    ScenarioBounds::kMaxClusterNodes - 1, index.dump()));
       spec.nodes.push_back(static_cast<std::int32_t>(index.get<std::int64_t>()));
     };
-    if (it->is_number()) {
-      node_index(*it, path + ".nodes");
-    } else if (it->is_array() && !it->empty()) {
-      for (std::size_t i = 0; i < it->size(); ++i)
-        node_index((*it)[i], fmt::format("{}.nodes[{}]", path, i));
-    } else if (!(it->is_string() && it->get<std::string>() == "all")) {
-      fail(file, path + ".nodes",
-           fmt::format("expected \"all\" (every Redis node's clock), a cluster node index or a "
-                       "list of them, got {}",
-                       it->dump()));
+    if (nodes->is_number()) {
+      node_index(*nodes, reader.path_of("nodes"));
+    } else if (nodes->is_array() && !nodes->empty()) {
+      for (std::size_t i = 0; i < nodes->size(); ++i)
+        node_index((*nodes)[i], fmt::format("{}[{}]", reader.path_of("nodes"), i));
+    } else if (!(nodes->is_string() && nodes->get<std::string>() == "all")) {
+      reader.fail(reader.path_of("nodes"),
+                  fmt::format("expected \"all\" (every Redis node's clock), a cluster node index "
+                              "or a list of them, got {}",
+                              nodes->dump()));
     }
     fault.redis = true;
   }
-  if (const auto it = value.find("region"); it != value.end()) {
-    if (!it->is_string() || it->get<std::string>().empty())
-      fail(file, path + ".region", "expected a region name");
+  if (const json* region = reader.find("region")) {
+    if (!region->is_string() || region->get<std::string>().empty())
+      reader.fail(reader.path_of("region"), "expected a region name");
     if (!fault.redis)
-      fail(file, path + ".region",
-           "a clock fault names a region's Redis with \"nodes\": \"all\" (instances are "
-           "named by id)");
-    spec.region_name = it->get<std::string>();
+      reader.fail(reader.path_of("region"),
+                  "a clock fault names a region's Redis with \"nodes\": \"all\" (instances are "
+                  "named by id)");
+    spec.region_name = region->get<std::string>();
   }
-  const auto it = value.find("instances");
-  if (it == value.end() || (it->is_string() && it->get<std::string>() == "all" && !fault.redis))
+  const json* instances = reader.find("instances");
+  if (instances == nullptr ||
+      (instances->is_string() && instances->get<std::string>() == "all" && !fault.redis))
     return;
-  if (fault.redis)
-    fail(file, path + ".instances", "a fault on the Redis node (redis: true) names no instances");
-  if (!it->is_array() || it->empty())
-    fail(file, path + ".instances", "expected \"all\" or a non-empty array of instance ids");
-  for (std::size_t i = 0; i < it->size(); ++i) {
-    const json& id = (*it)[i];
+  const std::string path = reader.path_of("instances");
+  if (fault.redis) reader.fail(path, "a fault on the Redis node (redis: true) names no instances");
+  if (!instances->is_array() || instances->empty())
+    reader.fail(path, "expected \"all\" or a non-empty array of instance ids");
+  for (std::size_t i = 0; i < instances->size(); ++i) {
+    const json& id = (*instances)[i];
     if (!id.is_number_integer() || id.get<std::int64_t>() < 0 ||
         id.get<std::int64_t>() >= kMaxInstanceId) {
-      fail(file, fmt::format("{}.instances[{}]", path, i),
-           fmt::format("expected an instance id (start order, from 0 to {}), got {}",
-                       kMaxInstanceId - 1, id.dump()));
+      reader.fail(fmt::format("{}[{}]", path, i),
+                  fmt::format("expected an instance id (start order, from 0 to {}), got {}",
+                              kMaxInstanceId - 1, id.dump()));
     }
     fault.instances.push_back(static_cast<std::uint32_t>(id.get<std::int64_t>()));
   }
 }
 
 // `mode` ("step" by default: older scenarios keep their numbers), and the slew's own fields.
-void read_ntp_mode(const json& ntp, const std::string& path, const std::string& file,
-                   NtpSpec& spec) {
-  if (const auto it = ntp.find("mode"); it != ntp.end()) {
-    if (*it == "slew")
+void read_ntp_mode(ObjectReader& reader, NtpSpec& spec) {
+  if (const json* mode = reader.find("mode")) {
+    if (*mode == "slew")
       spec.mode = NtpMode::kSlew;
-    else if (*it != "step")
-      fail(file, path + ".mode",
-           fmt::format("expected one of \"step\", \"slew\", got {}", it->dump()));
+    else if (*mode != "step")
+      reader.fail(reader.path_of("mode"),
+                  fmt::format("expected one of \"step\", \"slew\", got {}", mode->dump()));
   }
-  for (const char* key : {"max_slew_ppm", "step_threshold"}) {
-    if (spec.mode != NtpMode::kSlew && ntp.contains(key))
-      fail(file, path + "." + key, "only with \"mode\": \"slew\"");
+  const json* max_slew = reader.find("max_slew_ppm");
+  const json* step_threshold = reader.find("step_threshold");
+  if (spec.mode != NtpMode::kSlew && max_slew != nullptr)
+    reader.fail(reader.path_of("max_slew_ppm"), "only with \"mode\": \"slew\"");
+  if (spec.mode != NtpMode::kSlew && step_threshold != nullptr)
+    reader.fail(reader.path_of("step_threshold"), "only with \"mode\": \"slew\"");
+  if (max_slew != nullptr) {
+    if (!max_slew->is_number() || max_slew->get<double>() < 1 ||
+        max_slew->get<double>() > kMaxSlewPpm)
+      reader.fail(reader.path_of("max_slew_ppm"),
+                  fmt::format("expected a rate in parts per million, a number from 1 to {:.0f}, "
+                              "got {}",
+                              kMaxSlewPpm, max_slew->dump()));
+    spec.max_slew_ppm = max_slew->get<double>();
   }
-  if (const auto it = ntp.find("max_slew_ppm"); it != ntp.end()) {
-    if (!it->is_number() || it->get<double>() < 1 || it->get<double>() > kMaxSlewPpm)
-      fail(file, path + ".max_slew_ppm",
-           fmt::format("expected a rate in parts per million, a number from 1 to {:.0f}, got {}",
-                       kMaxSlewPpm, it->dump()));
-    spec.max_slew_ppm = it->get<double>();
+  if (step_threshold != nullptr)
+    spec.step_threshold_us = reader.check_brief_duration(
+        *step_threshold, reader.path_of("step_threshold"), 0, ScenarioBounds::kMaxClockOffsetUs);
+}
+
+// A clock fault's `amount`: parts per million for a drift, a signed duration for the others.
+void read_amount(ObjectReader& reader, ClockFault& fault) {
+  const json& amount = reader.require("amount");
+  const std::string path = reader.path_of("amount");
+  if (fault.type != ClockFaultType::kDrift) {
+    fault.amount_us = reader.check_brief_duration(amount, path, -ScenarioBounds::kMaxClockOffsetUs,
+                                                  ScenarioBounds::kMaxClockOffsetUs, true);
+    return;
   }
-  if (const auto it = ntp.find("step_threshold"); it != ntp.end())
-    spec.step_threshold_us =
-        duration(*it, path + ".step_threshold", file, 0, ScenarioBounds::kMaxClockOffsetUs, false);
+  if (!amount.is_number() || amount.get<double>() < -kMaxDriftPpm ||
+      amount.get<double>() > kMaxDriftPpm) {
+    reader.fail(path, fmt::format("expected a drift in parts per million, a number from {:.0f} to "
+                                  "{:.0f}, got {}",
+                                  -kMaxDriftPpm, kMaxDriftPpm, amount.dump()));
+  }
+  fault.drift_ppm = amount.get<double>();
 }
 
 }  // namespace
 
 NtpSpec read_ntp(const json& ntp, const std::string& path, const std::string& file) {
-  check_fields(ntp, path, file,
-               {"interval", "max_error", "mode", "max_slew_ppm", "step_threshold"});
+  ObjectReader reader(ntp, path, file,
+                      {"interval", "max_error", "mode", "max_slew_ppm", "step_threshold"});
   NtpSpec spec;
-  spec.interval_us = duration(required(ntp, "interval", path, file), path + ".interval", file,
-                              kUsPerS, kUsPerHour, false);
-  spec.max_error_us = duration(required(ntp, "max_error", path, file), path + ".max_error", file, 0,
-                               ScenarioBounds::kMaxClockOffsetUs, false);
-  read_ntp_mode(ntp, path, file, spec);
+  spec.interval_us = reader.brief_duration_field("interval", kUsPerS, kUsPerHour);
+  spec.max_error_us =
+      reader.brief_duration_field("max_error", 0, ScenarioBounds::kMaxClockOffsetUs);
+  read_ntp_mode(reader, spec);
   return spec;
 }
 
-void read_clock_settings(const json* ntp, const json* threshold, const std::string& file,
-                         ClockSpec& spec) {
-  if (ntp != nullptr) {
-    spec.ntp = read_ntp(*ntp, "instances.clock.ntp", file);
+void read_clock_settings(ObjectReader& clock, ClockSpec& spec) {
+  if (const json* ntp = clock.find("ntp")) {
+    spec.ntp = read_ntp(*ntp, clock.path_of("ntp"), clock.file());
     spec.configured = true;
   }
-  if (threshold != nullptr) {
-    spec.attribution_threshold_us = duration(*threshold, "instances.clock.attribution_threshold",
-                                             file, 0, ScenarioBounds::kMaxClockOffsetUs, false);
+  if (const json* threshold = clock.find("attribution_threshold")) {
+    spec.attribution_threshold_us = clock.check_brief_duration(
+        *threshold, clock.path_of("attribution_threshold"), 0, ScenarioBounds::kMaxClockOffsetUs);
   }
 }
 
 void read_redis_clock(const json* redis, const std::string& file, ClockSpec& spec) {
   if (redis == nullptr || !redis->contains("clock")) return;
-  const json& clock = redis->at("clock");
-  check_fields(clock, "redis.clock", file, {"ntp"});
-  if (const auto it = clock.find("ntp"); it != clock.end()) {
-    spec.redis_ntp = read_ntp(*it, "redis.clock.ntp", file);
+  ObjectReader clock(redis->at("clock"), "redis.clock", file, {"ntp"});
+  if (const json* ntp = clock.find("ntp")) {
+    spec.redis_ntp = read_ntp(*ntp, clock.path_of("ntp"), file);
     spec.configured = true;
   }
 }
@@ -182,14 +197,13 @@ bool is_clock_fault_type(const std::string& type) {
 
 FaultSpec read_clock_fault(const json& value, const std::string& path, const std::string& file,
                            DurationUs duration_us) {
-  check_fields(value, path, file,
-               {"at", "for", "type", "instances", "redis", "nodes", "region", "amount"});
+  ObjectReader reader(value, path, file,
+                      {"at", "for", "type", "instances", "redis", "nodes", "region", "amount"});
   FaultSpec spec;
   spec.json_path = path;
   ClockFault& fault = spec.clock;
-  fault.at_us =
-      duration(required(value, "at", path, file), path + ".at", file, 0, duration_us, false);
-  const json& type = required(value, "type", path, file);
+  fault.at_us = reader.brief_duration_field("at", 0, duration_us);
+  const json& type = reader.require("type");
   bool known_type = false;
   for (const auto& [name, t] : kFaultTypes) {
     if (type.is_string() && type.get<std::string>() == name) {
@@ -198,27 +212,16 @@ FaultSpec read_clock_fault(const json& value, const std::string& path, const std
     }
   }
   if (!known_type) {
-    fail(file, path + ".type",
-         fmt::format("expected one of \"clock_offset\", \"clock_drift\", \"clock_jump\", got {}",
-                     type.dump()));
+    reader.fail(reader.path_of("type"),
+                fmt::format("expected one of \"clock_offset\", \"clock_drift\", \"clock_jump\", "
+                            "got {}",
+                            type.dump()));
   }
-  read_target(value, path, file, spec);
-  const json& amount = required(value, "amount", path, file);
-  if (fault.type == ClockFaultType::kDrift) {
-    if (!amount.is_number() || amount.get<double>() < -kMaxDriftPpm ||
-        amount.get<double>() > kMaxDriftPpm) {
-      fail(file, path + ".amount",
-           fmt::format("expected a drift in parts per million, a number from {:.0f} to {:.0f}, "
-                       "got {}",
-                       -kMaxDriftPpm, kMaxDriftPpm, amount.dump()));
-    }
-    fault.drift_ppm = amount.get<double>();
-  } else {
-    fault.amount_us = duration(amount, path + ".amount", file, -ScenarioBounds::kMaxClockOffsetUs,
-                               ScenarioBounds::kMaxClockOffsetUs, true);
-  }
-  if (const auto it = value.find("for"); it != value.end())
-    fault.for_us = duration(*it, path + ".for", file, 1, duration_us - fault.at_us, false);
+  read_target(reader, spec);
+  read_amount(reader, fault);
+  if (const json* for_value = reader.find("for"))
+    fault.for_us = reader.check_brief_duration(*for_value, reader.path_of("for"), 1,
+                                               duration_us - fault.at_us);
   spec.type = fault_type_of(fault.type);
   spec.at_us = fault.at_us;
   // Without `for` the change lasts: the report's window runs to the end of the run.
@@ -233,8 +236,9 @@ std::vector<FaultSpec> read_clock_faults(const json* faults, const std::string& 
   std::vector<FaultSpec> out;
   if (faults == nullptr) return out;
   if (!faults->is_array() || faults->size() > kMaxClockFaults) {
-    fail(file, "clock_faults",
-         fmt::format("expected an array of at most {} clock faults", kMaxClockFaults));
+    throw ScenarioError(scenario_error_message(
+        file, "clock_faults",
+        fmt::format("expected an array of at most {} clock faults", kMaxClockFaults)));
   }
   for (std::size_t i = 0; i < faults->size(); ++i)
     out.push_back(

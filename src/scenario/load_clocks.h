@@ -12,9 +12,11 @@
 
 namespace rlsim {
 
-// `ntp` and `threshold` are the fields of instances.clock (null when absent).
-void read_clock_settings(const nlohmann::json* ntp, const nlohmann::json* threshold,
-                         const std::string& file, ClockSpec& spec);
+class ObjectReader;
+
+// The `ntp` and `attribution_threshold` fields of instances.clock (`clock` reads that object; its
+// caller reads the other fields and rejects unknown ones).
+void read_clock_settings(ObjectReader& clock, ClockSpec& spec);
 
 // `redis.clock` of the `redis` object (null when absent; read_redis checked the rest):
 // {"ntp": ...}, NTP for every Redis node's clock.

@@ -8,15 +8,15 @@
 
 namespace rlsim {
 
-// A traffic group's `region` (a name, resolved by read_regions) and `roaming` (a share from 0 to
-// 1); null when absent.
-void read_traffic_region(const nlohmann::json* region, const nlohmann::json* roaming,
-                         const std::string& group_path, const std::string& file,
-                         TrafficGroup& group);
+class ObjectReader;
 
-// The top-level `regions` (null when absent). Call after instances and traffic are read: checks
-// that the regions' instances add up to instances.count, gives every instance its region and
-// resolves each group's region name.
-void read_regions(const nlohmann::json* regions, const std::string& file, Scenario& scenario);
+// A traffic group's `region` (a name, resolved by read_regions) and `roaming` (a share from 0 to
+// 1), read by the group's reader (`group_reader`, which rejects unknown fields afterwards).
+void read_traffic_region(ObjectReader& group_reader, TrafficGroup& group);
+
+// The top-level `regions` of the file `root` reads (absent: no regions). Call after instances and
+// traffic are read: checks that the regions' instances add up to instances.count, gives every
+// instance its region and resolves each group's region name.
+void read_regions(ObjectReader& root, Scenario& scenario);
 
 }  // namespace rlsim

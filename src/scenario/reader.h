@@ -1,15 +1,18 @@
 #pragma once
 // ObjectReader: reads one JSON object of a scenario field by field, tracking the JSON path for
-// messages and rejecting fields it was never asked about. Shared by the loader's sections
-// (scenario/load.cpp, scenario/faults.cpp).
+// messages and rejecting fields it was never asked about. Every section of the loader reads
+// through it (scenario/load.cpp, load_clocks.cpp, load_regions.cpp, faults.cpp).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <utility>
 
-#include "scenario/load.h"
+#include "core/time.h"
+#include "scenario/error.h"
 
 namespace rlsim {
 
@@ -33,6 +36,23 @@ class ObjectReader {
       : object_(object), path_(std::move(path)), file_(file) {
     if (!object_.is_object())
       fail(path_, fmt::format("expected an object, got {}", json_type_name(object_)));
+  }
+
+  // For an object whose fields are all named up front (`fields`, in the order messages list
+  // them): a value that is no object, or a field not among `fields`, fails here, before any field
+  // is read. The clock and region sections read this way (their messages say "expected an object"
+  // and list the fields in this order).
+  ObjectReader(const json& object, std::string path, const std::string& file,
+               std::initializer_list<const char*> fields)
+      : object_(object), path_(std::move(path)), file_(file), known_(fields.begin(), fields.end()) {
+    if (!object_.is_object()) fail(path_, "expected an object");
+    for (auto it = object_.begin(); it != object_.end(); ++it) {
+      if (std::find(fields.begin(), fields.end(), it.key()) == fields.end()) {
+        std::string names;
+        for (const char* k : fields) names += (names.empty() ? "" : ", ") + std::string(k);
+        fail(path_of(it.key()), fmt::format("unknown field (expected one of: {})", names));
+      }
+    }
   }
 
   [[noreturn]] void fail(const std::string& path, const std::string& message) const {
@@ -106,11 +126,25 @@ class ObjectReader {
                              "\"1h\"{}, got \"{}\"",
                              allow_negative ? " (may be negative)" : "", text));
     }
-    if (*parsed < min_us || *parsed > max_us) {
-      fail(path, fmt::format("expected a duration from {} to {}, got \"{}\"",
-                             format_duration(min_us), format_duration(max_us), text));
+    return check_duration_range(*parsed, text, path, min_us, max_us);
+  }
+
+  // As check_duration, in the clock and region sections' wording: anything but a duration string
+  // gets "expected a duration such as "50ms", "1.5s", got <the JSON value as written>".
+  DurationUs check_brief_duration(const json& value, const std::string& path, DurationUs min_us,
+                                  DurationUs max_us, bool allow_negative = false) const {
+    const auto parsed =
+        value.is_string() ? parse_duration(value.get<std::string>(), allow_negative) : std::nullopt;
+    if (!parsed) {
+      fail(path, fmt::format("expected a duration such as \"50ms\", \"1.5s\"{}, got {}",
+                             allow_negative ? " (may be negative)" : "", value.dump()));
     }
-    return *parsed;
+    return check_duration_range(*parsed, value.get<std::string>(), path, min_us, max_us);
+  }
+  // The field `key` (required) in that wording.
+  DurationUs brief_duration_field(const std::string& key, DurationUs min_us, DurationUs max_us,
+                                  bool allow_negative = false) {
+    return check_brief_duration(require(key), path_of(key), min_us, max_us, allow_negative);
   }
 
   double rate_field(const std::string& key, bool required, double fallback) {
@@ -180,6 +214,16 @@ class ObjectReader {
   }
 
  private:
+  DurationUs check_duration_range(DurationUs parsed_us, const std::string& text,
+                                  const std::string& path, DurationUs min_us,
+                                  DurationUs max_us) const {
+    if (parsed_us < min_us || parsed_us > max_us) {
+      fail(path, fmt::format("expected a duration from {} to {}, got \"{}\"",
+                             format_duration(min_us), format_duration(max_us), text));
+    }
+    return parsed_us;
+  }
+
   const json& object_;
   std::string path_;
   const std::string& file_;
