@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "app/commands.h"
 #include "app/interrupt.h"
 #include "app/run.h"
 #include "app/seeds.h"

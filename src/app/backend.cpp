@@ -6,7 +6,6 @@
 
 #include "app/cluster_backend.h"
 #include "app/exit_codes.h"
-#include "app/run.h"
 #include "redis/mock_store.h"
 #include "redis/real_store.h"
 
@@ -28,14 +27,18 @@ int io_timeout_ms() {
 }  // namespace
 
 std::unique_ptr<DataStore> make_store(const Scenario& scenario) {
-  if (!scenario.redis.cluster_url.empty())
-    return make_cluster_store(scenario.redis.cluster_url, scenario.redis.keep_keys,
-                              io_timeout_ms());
-  if (scenario.redis.url.empty()) return std::make_unique<MockStore>();
+  if (scenario.redis.url.empty() && scenario.redis.cluster_url.empty())
+    return std::make_unique<MockStore>();
+  return make_real_store(scenario.redis);
+}
+
+std::unique_ptr<RealStore> make_real_store(const RedisSpec& redis) {
+  if (!redis.cluster_url.empty())
+    return make_cluster_store(redis.cluster_url, redis.keep_keys, io_timeout_ms());
   std::string error;
-  const auto url = parse_redis_url(scenario.redis.url, error);
+  const auto url = parse_redis_url(redis.url, error);
   if (!url) throw RunError(error, exit_code::kBadInput);
-  RealStoreOptions options{*url, scenario.redis.keep_keys};
+  RealStoreOptions options{*url, redis.keep_keys};
   options.io_timeout_ms = io_timeout_ms();
   try {
     return std::make_unique<RealStore>(options);
@@ -45,16 +48,16 @@ std::unique_ptr<DataStore> make_store(const Scenario& scenario) {
 }
 
 nlohmann::ordered_json backend_json(const DataStore& store) {
-  const auto* real = dynamic_cast<const RealStore*>(&store);
-  if (real == nullptr) return nullptr;
+  const std::optional<BackendReport> report = store.backend_report();
+  if (!report) return nullptr;
   nlohmann::ordered_json out;
   out["redis"] = "real";
-  out["url"] = real->url_display();
-  add_cluster_backend(*real, out);
-  out["calls_failed"] = real->backend_errors();
-  out["reconnects"] = real->reconnects();
-  out["failed"] = !real->backend_failure().empty();
-  if (!real->backend_failure().empty()) out["failure"] = real->backend_failure();
+  out["url"] = report->url;
+  if (report->cluster) add_cluster_backend(*report->cluster, out);
+  out["calls_failed"] = report->calls_failed;
+  out["reconnects"] = report->reconnects;
+  out["failed"] = !report->failure.empty();
+  if (!report->failure.empty()) out["failure"] = report->failure;
   return out;
 }
 

@@ -13,6 +13,12 @@ namespace rlsim {
 // cannot be reached or refuses the credentials, kBadInput for a malformed URL.
 std::unique_ptr<DataStore> make_store(const Scenario& scenario);
 
+class RealStore;
+// The real store `redis` names (its url, or its cluster_url when set), for what needs the store
+// behind the socket itself (the conformance corpus). REQUIRES: one of them is set. Throws
+// RunError as make_store.
+std::unique_ptr<RealStore> make_real_store(const RedisSpec& redis);
+
 // The report's "backend" object for a real store (its URL without credentials, calls failed by
 // the connection, reconnects, the first failure); null for the embedded Redis.
 nlohmann::ordered_json backend_json(const DataStore& store);

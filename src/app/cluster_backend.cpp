@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "app/exit_codes.h"
-#include "app/run.h"
 #include "redis/cluster_slots.h"
 #include "redis/real_cluster.h"
 
@@ -20,13 +19,12 @@ std::unique_ptr<RealStore> make_cluster_store(const std::string& seeds, bool kee
   }
 }
 
-ClusterLayout cluster_layout(const RealStore& store) {
-  const auto& wire = dynamic_cast<const ClusterWire&>(store.wire());
+ClusterLayout cluster_layout(const DataStore& store) {
   std::vector<std::string> addresses;
   ClusterLayout layout;
   layout.slot_owner.assign(kClusterSlots, 0);
   for (int slot = 0; slot < kClusterSlots; ++slot) {
-    const std::string owner = wire.owner_of(slot);
+    const std::string owner = store.slot_owner(slot);
     if (owner.empty()) continue;
     auto it = std::find(addresses.begin(), addresses.end(), owner);
     if (it == addresses.end()) it = addresses.insert(addresses.end(), owner);
@@ -37,80 +35,38 @@ ClusterLayout cluster_layout(const RealStore& store) {
   return layout;
 }
 
-int embedded_cluster_nodes(const RealStore& store) {
+int embedded_cluster_nodes(const DataStore& store) {
   const ClusterLayout layout = cluster_layout(store);
   if (layout.nodes > ClusterLayout::kMaxNodes) return 0;
   return ClusterLayout::even(layout.nodes).slot_owner == layout.slot_owner ? layout.nodes : 0;
 }
 
-namespace {
-
-// Simulated node `node`'s view of the one routing store: its calls carry the node (each node its
-// own script cache, as each master has), and it counts the keys of its own slots at its own
-// latest time, as an embedded node counts its keyspace.
-class NodeView final : public DataStore {
- public:
-  NodeView(RealStore& store, int node, std::shared_ptr<const ClusterLayout> layout)
-      : store_(store), node_(node), layout_(std::move(layout)) {}
-  void execute(std::span<const Command> commands, TimeUs now_us,
-               std::vector<Reply>& replies) override {
-    collect(submit(commands, now_us), replies);
-  }
-  std::size_t key_count() const override {
-    return store_.count_keys(
-        last_now_us_,
-        [](const std::string& key, const void* self) {
-          const auto& view = *static_cast<const NodeView*>(self);
-          return view.layout_->slot_owner[static_cast<std::size_t>(key_hash_slot(key))] ==
-                 view.node_;
-        },
-        this);
-  }
-  bool deferred() const override { return true; }
-  std::uint64_t submit(std::span<const Command> commands, TimeUs now_us) override {
-    last_now_us_ = now_us;
-    store_.set_node(node_);
-    return store_.submit(commands, now_us);
-  }
-  void collect(std::uint64_t ticket, std::vector<Reply>& replies) override {
-    store_.collect(ticket, replies);
-  }
-  void abandon(std::uint64_t ticket) override { store_.abandon(ticket); }
-
- private:
-  RealStore& store_;
-  int node_;
-  std::shared_ptr<const ClusterLayout> layout_;
-  TimeUs last_now_us_ = 0;
-};
-
-}  // namespace
-
 std::unique_ptr<RedisCluster> make_real_cluster_nodes(DataStore& store, Simulator& sim,
                                                       const RedisTiming& timing,
                                                       std::uint64_t seed) {
-  auto& real = dynamic_cast<RealStore&>(store);
-  auto layout = std::make_shared<const ClusterLayout>(cluster_layout(real));
+  auto layout = std::make_shared<const ClusterLayout>(cluster_layout(store));
   return std::make_unique<RedisCluster>(
       sim, *layout,
-      [&real, layout](int node) { return std::make_shared<NodeView>(real, node, layout); }, timing,
-      seed);
+      [&store, layout](int node) {
+        return store.node_view(node, [layout, node](const std::string& key) {
+          return layout->slot_owner[static_cast<std::size_t>(key_hash_slot(key))] == node;
+        });
+      },
+      timing, seed);
 }
 
-void add_cluster_backend(const RealStore& store, nlohmann::ordered_json& backend) {
-  const auto* cluster = dynamic_cast<const ClusterWire*>(&store.wire());
-  if (cluster == nullptr) return;
+void add_cluster_backend(const ClusterReport& cluster, nlohmann::ordered_json& backend) {
   backend["redis"] = "real_cluster";
-  backend["url"] = cluster->seeds_display();
+  backend["url"] = cluster.seeds;
   nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
-  for (const auto& node : cluster->node_reports())
+  for (const auto& node : cluster.nodes)
     nodes.push_back(
         {{"address", node.address}, {"slots", node.slots}, {"commands", node.commands}});
   backend["nodes"] = std::move(nodes);
-  backend["moved"] = cluster->moved();
-  backend["ask"] = cluster->asked();
-  backend["crossslot"] = cluster->crossslot();
-  backend["slot_map_reads"] = cluster->map_refreshes();
+  backend["moved"] = cluster.moved;
+  backend["ask"] = cluster.ask;
+  backend["crossslot"] = cluster.crossslot;
+  backend["slot_map_reads"] = cluster.slot_map_reads;
 }
 
 std::string cluster_seeds_display(const std::string& seeds) {

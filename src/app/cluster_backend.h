@@ -20,23 +20,23 @@ std::unique_ptr<RealStore> make_cluster_store(const std::string& seeds, bool kee
 
 // The simulated nodes of a real cluster run: one RedisServer per master, each with the timing of
 // `redis` (as the embedded cluster's nodes), laid out by the real cluster's slot map, all sharing
-// `store` (the one RealStore that routes to the real masters). REQUIRES: `store` is a cluster
-// store (make_cluster_store) and outlives the result.
+// `store` (the one RealStore that routes to the real masters, through its node_view). REQUIRES:
+// `store` is a cluster store (make_cluster_store) and outlives the result.
 std::unique_ptr<RedisCluster> make_real_cluster_nodes(DataStore& store, Simulator& sim,
                                                       const RedisTiming& timing,
                                                       std::uint64_t seed);
 
 // The real cluster's slot map as node indexes 0..K-1 (in the order of their first slot); a slot
 // no master owns is given to node 0, whose server answers CLUSTERDOWN for it.
-ClusterLayout cluster_layout(const RealStore& store);
+ClusterLayout cluster_layout(const DataStore& store);
 
 // K when the real cluster's slot map is the even split of K nodes that the embedded cluster
 // (redis.cluster.nodes) uses, as `redis-cli --cluster create` makes it; 0 otherwise.
-int embedded_cluster_nodes(const RealStore& store);
+int embedded_cluster_nodes(const DataStore& store);
 
-// Adds the cluster's fields to a real store's "backend" object (nothing for one server): the
-// seeds, per node its address, slots and commands sent, and the MOVED / ASK / CROSSSLOT counts.
-void add_cluster_backend(const RealStore& store, nlohmann::ordered_json& backend);
+// Adds the cluster's fields to a real store's "backend" object: the seeds, per node its address,
+// slots and commands sent, and the MOVED / ASK / CROSSSLOT counts.
+void add_cluster_backend(const ClusterReport& cluster, nlohmann::ordered_json& backend);
 
 // "host:port,host:port" without credentials, for printed commands.
 std::string cluster_seeds_display(const std::string& seeds);

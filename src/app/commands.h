@@ -1,5 +1,5 @@
 #pragma once
-// Helpers shared by the `run` and `check` commands (main.cpp, check.cpp).
+// Helpers shared by the commands (run, check, sweep, conformance).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,6 +30,12 @@ StrategyResult run_strategy_checked(const Scenario& scenario, const ResolvedStra
 // every decision agrees, the first report field that differs. "" when they are identical.
 std::string first_divergence(const Scenario& scenario, const StrategyResult& a,
                              const StrategyResult& b);
+
+// Fills result.partial when one of its strategies was stopped early (Ctrl-C, app/interrupt.h) or
+// one of `planned` did not run: the reason, the virtual time of the (first) cut, the strategy that
+// was cut ("strategy"; or "strategies" when several were, as in live mode and with --seeds) and
+// the labels of `planned` that did not run. Leaves it null otherwise.
+void mark_partial(RunResult& result, const std::vector<ResolvedStrategy>& planned);
 
 // One strategy's object of the JSON report, as report_json renders it.
 nlohmann::ordered_json strategy_report(const Scenario& scenario, std::uint64_t seed,

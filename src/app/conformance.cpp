@@ -359,17 +359,16 @@ int command_conformance(const ConformanceOptions& options) {
   std::size_t differences = 0;
   int embedded_nodes = 0;
   {
-    std::unique_ptr<DataStore> store;
+    std::unique_ptr<RealStore> real;
     try {
-      Scenario target;
-      target.redis.url = options.redis_url;
-      target.redis.cluster_url = options.redis_cluster;
-      store = make_store(target);
+      RedisSpec target;
+      target.url = options.redis_url;
+      target.cluster_url = options.redis_cluster;
+      real = make_real_store(target);
     } catch (const RunError& e) {
       std::cerr << "rlsim: " << e.what() << "\n";
       return e.exit_code;
     }
-    auto* real = dynamic_cast<RealStore*>(store.get());
     std::cout << fmt::format("conformance against {}\n", real->wire().describe());
     differences += compare_corpus(*real, options.verbose);
     if (!options.redis_cluster.empty()) {

@@ -75,62 +75,19 @@ void set_hard_exit_hook(void (*hook)()) { hard_exit_hook = hook; }
 bool stop_requested() { return stop_flag.load(std::memory_order_relaxed); }
 void request_stop() { stop_flag = true; }
 
-bool advance_interruptible(StrategySession& session, TimeUs until_us) {
+bool watch_live() { return watching; }
+
+bool step_interruptible(TimeUs from_us, TimeUs until_us, const std::function<void(TimeUs)>& step) {
   if (!watching) {
-    session.advance_to(until_us);
+    step(until_us);
     return true;
   }
-  for (TimeUs step_us = session.now_us(); step_us < until_us;) {
+  for (TimeUs step_us = from_us; step_us < until_us;) {
     if (stop_requested()) return false;
     step_us = std::min(until_us, step_us + kSliceUs);
-    session.advance_to(step_us);
+    step(step_us);
   }
   return !stop_requested();
-}
-
-bool advance_all_interruptible(const std::vector<StrategySession*>& sessions, TimeUs until_us) {
-  if (sessions.empty()) return !stop_requested();
-  if (!watching) {
-    for (StrategySession* session : sessions) session->advance_to(until_us);
-    return true;
-  }
-  for (TimeUs step_us = sessions.front()->now_us(); step_us < until_us;) {
-    if (stop_requested()) return false;
-    step_us = std::min(until_us, step_us + kSliceUs);
-    for (StrategySession* session : sessions) session->advance_to(step_us);
-  }
-  return !stop_requested();
-}
-
-StrategyResult finish_interruptible(StrategySession& session, TimeUs duration_us) {
-  if (!watching) return session.finish();
-  return advance_interruptible(session, duration_us) ? session.finish() : session.stop();
-}
-
-void mark_partial(RunResult& result, const std::vector<ResolvedStrategy>& planned) {
-  std::vector<const StrategyResult*> cut;
-  for (const StrategyResult& s : result.strategies)
-    if (s.stopped_at_us) cut.push_back(&s);
-  nlohmann::ordered_json not_run = nlohmann::ordered_json::array();
-  for (const auto& strategy : planned) {
-    const bool ran =
-        std::any_of(result.strategies.begin(), result.strategies.end(),
-                    [&](const StrategyResult& s) { return s.label == strategy.label; });
-    if (!ran) not_run.push_back(strategy.label);
-  }
-  if (cut.empty() && not_run.empty()) return;
-  nlohmann::ordered_json partial;
-  partial["reason"] = "SIGINT";
-  if (!cut.empty())
-    partial["stopped_at_s"] = static_cast<double>(*cut.front()->stopped_at_us) / kUsPerS;
-  if (cut.size() == 1) partial["strategy"] = cut.front()->label;
-  if (cut.size() > 1) {
-    nlohmann::ordered_json labels = nlohmann::ordered_json::array();
-    for (const StrategyResult* s : cut) labels.push_back(s->label);
-    partial["strategies"] = labels;
-  }
-  partial["not_run"] = not_run;
-  result.partial = std::move(partial);
 }
 
 }  // namespace rlsim

@@ -426,6 +426,10 @@ std::string ClusterWire::owner_of(int slot) const {
   return index >= 0 ? nodes_[static_cast<std::size_t>(index)]->address : "";
 }
 
+std::optional<ClusterReport> ClusterWire::cluster_report() const {
+  return ClusterReport{seeds_display(), node_reports(), moved_, asked_, crossslot_, refreshes_};
+}
+
 void ClusterWire::set_owner(int slot, const std::string& address) {
   const std::size_t colon = address.rfind(':');
   owner_.at(static_cast<std::size_t>(slot)) =

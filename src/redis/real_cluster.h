@@ -31,11 +31,7 @@ std::optional<std::vector<RedisUrl>> parse_cluster_seeds(const std::string& text
 class ClusterWire final : public RedisWire {
  public:
   // Per node, for the report and tests.
-  struct NodeReport {
-    std::string address;         // "host:port" as CLUSTER SLOTS names it
-    std::uint64_t commands = 0;  // commands sent to it (redirected and ASKING ones included)
-    std::size_t slots = 0;       // slots it owns in the current map
-  };
+  using NodeReport = ClusterNodeReport;
 
   explicit ClusterWire(std::vector<RedisUrl> seeds);
   ~ClusterWire() override { disconnect(); }
@@ -60,7 +56,8 @@ class ClusterWire final : public RedisWire {
   std::uint64_t crossslot() const { return crossslot_; }
   std::uint64_t map_refreshes() const { return refreshes_; }
   // The node the map sends `slot` to ("" when no node owns it).
-  std::string owner_of(int slot) const;
+  std::string owner_of(int slot) const override;
+  std::optional<ClusterReport> cluster_report() const override;
   // Routes `slot` to the node at `address` until a MOVED or a CLUSTER SLOTS refresh says
   // otherwise (tests build a deliberately wrong map with it).
   void set_owner(int slot, const std::string& address);

@@ -698,4 +698,54 @@ std::size_t RealStore::count_keys(TimeUs now_us, bool (*keep)(const std::string&
   return live;
 }
 
+std::optional<BackendReport> RealStore::backend_report() const {
+  return BackendReport{url_display(), wire_->cluster_report(), backend_errors_, reconnects_,
+                       failure_};
+}
+
+namespace {
+
+// Simulated node `node`'s view of the one routing store: its calls carry the node, and it counts
+// the keys it owns at its own latest time, as an embedded node counts its keyspace.
+class NodeView final : public DataStore {
+ public:
+  NodeView(RealStore& store, int node, std::function<bool(const std::string&)> owns)
+      : store_(store), node_(node), owns_(std::move(owns)) {}
+  void execute(std::span<const Command> commands, TimeUs now_us,
+               std::vector<Reply>& replies) override {
+    collect(submit(commands, now_us), replies);
+  }
+  std::size_t key_count() const override {
+    return store_.count_keys(
+        last_now_us_,
+        [](const std::string& key, const void* owns) {
+          return (*static_cast<const std::function<bool(const std::string&)>*>(owns))(key);
+        },
+        &owns_);
+  }
+  bool deferred() const override { return true; }
+  std::uint64_t submit(std::span<const Command> commands, TimeUs now_us) override {
+    last_now_us_ = now_us;
+    store_.set_node(node_);
+    return store_.submit(commands, now_us);
+  }
+  void collect(std::uint64_t ticket, std::vector<Reply>& replies) override {
+    store_.collect(ticket, replies);
+  }
+  void abandon(std::uint64_t ticket) override { store_.abandon(ticket); }
+
+ private:
+  RealStore& store_;
+  int node_;
+  std::function<bool(const std::string&)> owns_;
+  TimeUs last_now_us_ = 0;
+};
+
+}  // namespace
+
+std::shared_ptr<DataStore> RealStore::node_view(
+    int node, const std::function<bool(const std::string&)>& owns) {
+  return std::make_shared<NodeView>(*this, node, owns);
+}
+
 }  // namespace rlsim

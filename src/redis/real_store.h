@@ -71,6 +71,8 @@ class RealStore final : public DataStore {
   // The simulated node the next calls come from, when several simulated cluster nodes share this
   // store: each node has its own script cache, as each master has (app/cluster_backend.h).
   void set_node(int node) { node_ = node; }
+  std::shared_ptr<DataStore> node_view(
+      int node, const std::function<bool(const std::string&)>& owns) override;
 
   bool deferred() const override { return true; }
   std::uint64_t submit(std::span<const Command> commands, TimeUs server_now_us) override;
@@ -93,6 +95,8 @@ class RealStore final : public DataStore {
   std::uint64_t backend_errors() const { return backend_errors_; }
   std::uint64_t reconnects() const { return reconnects_; }
   const std::string& backend_failure() const { return failure_; }
+  std::optional<BackendReport> backend_report() const override;
+  std::string slot_owner(int slot) const override { return wire_->owner_of(slot); }
 
  private:
   struct Script {

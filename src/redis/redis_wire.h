@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "redis/reply.h"
+#include "redis/store.h"
 
 namespace rlsim {
 
@@ -48,6 +49,11 @@ class RedisWire {
   // Whether keys are spread over hash slots: a command (or a script) must then keep its keys in
   // one slot, so the store splits what it adds (lazy-expiry sweeps, cleanup) by slot.
   virtual bool sharded() const { return false; }
+  // The address of the server `slot` is routed to; "" when no server owns it or the wire does not
+  // route by slot.
+  virtual std::string owner_of(int /*slot*/) const { return ""; }
+  // The routing's counters when the wire routes over a Redis Cluster; nullopt otherwise.
+  virtual std::optional<ClusterReport> cluster_report() const { return std::nullopt; }
 };
 
 // hiredis helpers shared by the wires.

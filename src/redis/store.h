@@ -3,13 +3,43 @@
 // process; a real Redis implements it over a socket. Timing (network, queueing, faults) lives in
 // the server model above it, so swapping the store changes no timing and no strategy.
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/time.h"
 #include "redis/reply.h"
 
 namespace rlsim {
+
+// One master of a real Redis Cluster, as its store reports it.
+struct ClusterNodeReport {
+  std::string address;         // "host:port" as CLUSTER SLOTS names it
+  std::uint64_t commands = 0;  // commands sent to it (redirected and ASKING ones included)
+  std::size_t slots = 0;       // slots it owns in the current map
+};
+
+// What a store routing over a real Redis Cluster reports about the routing.
+struct ClusterReport {
+  std::string seeds;  // "host:port,host:port" of the seeds given, without credentials
+  std::vector<ClusterNodeReport> nodes;
+  std::uint64_t moved = 0;
+  std::uint64_t ask = 0;
+  std::uint64_t crossslot = 0;
+  std::uint64_t slot_map_reads = 0;  // CLUSTER SLOTS reads after the first
+};
+
+// What a store behind a socket reports about its backend, for the report's "backend" object.
+struct BackendReport {
+  std::string url;                       // without credentials
+  std::optional<ClusterReport> cluster;  // set when the store routes over a Redis Cluster
+  std::uint64_t calls_failed = 0;        // calls whose replies are errors of the connection
+  std::uint64_t reconnects = 0;
+  std::string failure;  // the first connection failure, "" when none
+};
 
 class DataStore {
  public:
@@ -36,6 +66,22 @@ class DataStore {
   virtual void collect(std::uint64_t /*ticket*/, std::vector<Reply>& /*replies*/) {}
   // The replies of `ticket` are not wanted (the client timed out): read and dropped in order.
   virtual void abandon(std::uint64_t /*ticket*/) {}
+
+  // The backend of a store behind a socket (its URL, the cluster it routes over, its connection's
+  // failures); nullopt for an in-process store.
+  virtual std::optional<BackendReport> backend_report() const { return std::nullopt; }
+  // The address of the server this store sends hash slot `slot` to; "" when it does not route by
+  // slot (one server, an in-process store) or no server owns the slot.
+  virtual std::string slot_owner(int /*slot*/) const { return ""; }
+  // This store as simulated cluster node `node` sees it, when several simulated nodes share it (a
+  // real Redis Cluster): the view's calls are marked as the node's (each node its own script
+  // cache, as each master has) and its key_count() counts only the keys for which `owns` holds.
+  // nullptr when the store cannot be shared (each embedded node has a store of its own).
+  // REQUIRES: this store outlives the view.
+  virtual std::shared_ptr<DataStore> node_view(
+      int /*node*/, const std::function<bool(const std::string&)>& /*owns*/) {
+    return nullptr;
+  }
 };
 
 }  // namespace rlsim
