@@ -139,15 +139,13 @@ std::vector<SlowPeriod> slow_periods(const std::vector<FaultSpec>& faults,
   return periods;
 }
 
-FaultSchedule::FaultSchedule(const Scenario& scenario, Simulator& sim, RedisServer& server,
-                             std::vector<RedisServer*> region_servers, InstancePool& pool,
-                             Strategy& strategy, const Oracle& oracle,
+FaultSchedule::FaultSchedule(const Scenario& scenario, Simulator& sim, Deployment& deployment,
+                             InstancePool& pool, Strategy& strategy, const Oracle& oracle,
                              std::vector<std::pair<TimeUs, int>>& instance_counts)
     : scenario_(scenario),
       sim_(sim),
-      server_(server),
-      servers_(region_servers.empty() ? std::vector<RedisServer*>{&server}
-                                      : std::move(region_servers)),
+      server_(deployment.front()),
+      cluster_(deployment.cluster()),
       pool_(pool),
       strategy_(strategy),
       oracle_(oracle),
@@ -155,7 +153,10 @@ FaultSchedule::FaultSchedule(const Scenario& scenario, Simulator& sim, RedisServ
       active_(scenario.faults.size(), false),
       windows_(scenario.faults.size()),
       stopped_(scenario.faults.size(), 0),
-      resilient_(dynamic_cast<const ResilientStrategy*>(&strategy)) {}
+      resilient_(dynamic_cast<const ResilientStrategy*>(&strategy)) {
+  for (std::uint32_t r = 0; r < deployment.region_count(); ++r)
+    servers_.push_back(&deployment.region_server(r));
+}
 
 void FaultSchedule::start() {
   for (std::size_t r = 0; r < servers_.size(); ++r) {

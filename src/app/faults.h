@@ -14,12 +14,12 @@
 #include "redis/server.h"
 #include "scenario/model.h"
 #include "strategy/strategy.h"
+#include "world/deployment.h"
 #include "world/instances.h"
 
 namespace rlsim {
 
 class ResilientStrategy;
-class RedisCluster;
 
 // The report's object for one Redis node ("redis_node", and each entry of "redis_nodes"): its
 // counters, commandstats, hot keys, utilization, queue and series, over a run ending at `end_us`.
@@ -44,16 +44,12 @@ std::vector<SlowPeriod> slow_periods(const std::vector<FaultSpec>& faults,
 class FaultSchedule final : public EventTarget {
  public:
   // Everything referenced outlives the schedule. `instance_counts` receives the active instance
-  // count after each crash or restart. `region_servers`: each region's Redis by region index
-  // (`server` is the home region's), empty without regions.
-  FaultSchedule(const Scenario& scenario, Simulator& sim, RedisServer& server,
-                std::vector<RedisServer*> region_servers, InstancePool& pool, Strategy& strategy,
-                const Oracle& oracle, std::vector<std::pair<TimeUs, int>>& instance_counts);
-
-  // The run's embedded cluster (docs/cluster.md): Redis faults hit its nodes (all, or those a
-  // fault's `nodes` lists), partitions cut instances off from every node, and the report gets
-  // "redis_cluster" and "redis_nodes". Call before start().
-  void set_cluster(RedisCluster* cluster) { cluster_ = cluster; }
+  // count after each crash or restart. Redis faults hit each region's Redis (by `region`) and,
+  // with a cluster (docs/cluster.md), its nodes (all, or those a fault's `nodes` lists);
+  // partitions cut instances off from every node.
+  FaultSchedule(const Scenario& scenario, Simulator& sim, Deployment& deployment,
+                InstancePool& pool, Strategy& strategy, const Oracle& oracle,
+                std::vector<std::pair<TimeUs, int>>& instance_counts);
 
   // Sets the pool size and schedules every fault's start and end. Call once, at time 0, after
   // the initial instances started.
@@ -92,8 +88,8 @@ class FaultSchedule final : public EventTarget {
 
   const Scenario& scenario_;
   Simulator& sim_;
-  RedisServer& server_;
-  RedisCluster* cluster_ = nullptr;
+  RedisServer& server_;                // the deployment's front
+  RedisCluster* cluster_;              // the deployment's cluster, or null
   std::vector<RedisServer*> servers_;  // by region; {&server_} without regions
   InstancePool& pool_;
   Strategy& strategy_;

@@ -18,8 +18,7 @@
 #include "app/region_run.h"
 #include "core/simulator.h"
 #include "oracle/oracle.h"
-#include "redis/mock_store.h"
-#include "redis/server.h"
+#include "world/deployment.h"
 #include "world/instances.h"
 #include "world/traffic.h"
 
@@ -66,27 +65,20 @@ class StrategyRun final : public RequestSink, public EventTarget {
   StrategyRun(const Scenario& scenario, const ResolvedStrategy& strategy, std::uint64_t seed)
       : scenario_(scenario),
         catalog_(scenario),
-        store_(make_store(scenario)),
-        server_(sim_, *store_, timing_of(scenario.redis), Rng(seed, "network")),
-        cluster_(scenario.redis.cluster_url.empty()
-                     ? make_embedded_cluster(scenario, sim_, timing_of(scenario.redis), seed)
-                     : make_real_cluster_nodes(*store_, sim_, timing_of(scenario.redis), seed)),
+        deployment_(
+            scenario, sim_, make_store(scenario),
+            [&](DataStore& store) { return make_cluster(scenario, store, seed, sim_); }, seed),
         pool_(scenario.instances, scenario.balancer, seed),
-        strategy_(strategy.info->make(StrategyEnv{
-            sim_, server_, scenario.limits, catalog_, strategy.params, Rng(seed, "strategy"),
-            scenario_dir_of(scenario), scenario.instances.count})),
+        strategy_(strategy.info->make(StrategyEnv{sim_, deployment_.front(), scenario.limits,
+                                                  catalog_, strategy.params, Rng(seed, "strategy"),
+                                                  scenario_dir_of(scenario),
+                                                  scenario.instances.count, &deployment_})),
         oracle_(scenario.limits, strategy.info->algorithm, bucket_shapes(scenario, strategy)),
         clock_watch_(scenario.instances.clock, scenario.limits.size()),
-        regions_(scenario, strategy.info->algorithm, bucket_shapes(scenario, strategy), sim_,
-                 server_, seed),
-        faults_(scenario, sim_, server_, regions_.servers(), pool_, *strategy_, oracle_,
-                result_.instance_counts) {
-    clock_watch_.attach_nodes(server_, cluster_.get(), regions_.servers(), scenario.regions);
-    if (cluster_ != nullptr) {  // the strategy's calls go to the cluster's nodes
-      cluster_->attach(server_);
-      faults_.set_cluster(cluster_.get());
-    }
-    regions_.attach(*strategy_);
+        regions_(scenario, strategy.info->algorithm, bucket_shapes(scenario, strategy)),
+        faults_(scenario, sim_, deployment_, pool_, *strategy_, oracle_, result_.instance_counts) {
+    clock_watch_.attach_nodes(deployment_.front(), deployment_.cluster(),
+                              deployment_.region_servers(), scenario.regions);
     result_.label = strategy.label;
     result_.name = strategy.info->name;
     for (std::uint32_t i = 0; i < scenario.traffic.size(); ++i) {
@@ -130,15 +122,13 @@ class StrategyRun final : public RequestSink, public EventTarget {
     // fire too (arrivals, dropped above; autoscaling steps and faults, which a scenario cut at
     // this time would not have), but none later than the step in which the last call ends.
     constexpr DurationUs kDrainStepUs = 1000;
-    while (storage_.size() > free_.size() || server_.in_flight() > 0 || regions_.in_flight() > 0 ||
-           (cluster_ != nullptr && cluster_->in_flight() > 0))
+    while (storage_.size() > free_.size() || deployment_.in_flight() > 0)
       sim_.run_until(sim_.now() + kDrainStepUs);
     return result(stopped_at_us_);
   }
 
   StrategyResult result(TimeUs end_us) {
-    RLSIM_CHECK(server_.in_flight() == 0 && regions_.in_flight() == 0 &&
-                (cluster_ == nullptr || cluster_->in_flight() == 0));
+    RLSIM_CHECK(deployment_.in_flight() == 0);
     if (!strategy_->fatal_error().empty())
       throw RunError(fmt::format("{}: {}", result_.label, strategy_->fatal_error()),
                      exit_code::kScriptError);
@@ -146,22 +136,14 @@ class StrategyRun final : public RequestSink, public EventTarget {
     result_.totals = oracle_.totals();
     strategy_->write_metrics(result_.strategy_metrics);
     result_.decision_digest = digest_;
-    result_.redis_commands = server_.stats().commands;
-    result_.redis_round_trips = server_.stats().round_trips;
-    result_.redis_timeouts = server_.stats().timeouts;
-    result_.redis_keys_at_end = store_->key_count();
-    if (cluster_ != nullptr) {
-      const RedisStats total = cluster_->total_stats();
-      result_.redis_commands = total.commands;
-      result_.redis_round_trips = total.round_trips;
-      result_.redis_timeouts = total.timeouts;
-      result_.redis_keys_at_end = cluster_->key_count();
-    }
-    result_.backend = backend_json(*store_);
+    const DeploymentTotals redis = deployment_.totals();
+    result_.redis_commands = redis.commands;
+    result_.redis_round_trips = redis.round_trips;
+    result_.redis_timeouts = redis.timeouts;
+    result_.redis_keys_at_end = redis.keys;
+    result_.backend = backend_json(deployment_.store());
     result_.clock = clock_watch_.report(pool_, end_us);
     result_.regions = regions_.report();
-    regions_.add_redis_counts(result_.redis_commands, result_.redis_round_trips,
-                              result_.redis_timeouts, result_.redis_keys_at_end);
     result_.extra_fields = faults_.report(end_us);
     return std::move(result_);
   }
@@ -187,8 +169,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     pending->run = this;
     ++pending->instance->inflight;
     // The decision's Redis calls are made on this instance's connections (pool, partitions).
-    server_.set_current_client(pending->instance->id);
-    regions_.set_current_client(pending->instance->id);
+    deployment_.set_current_client(pending->instance->id);
     strategy_->decide(request, *pending->instance).start_detached(&StrategyRun::decided, pending);
   }
 
@@ -209,8 +190,14 @@ class StrategyRun final : public RequestSink, public EventTarget {
     bool region_ideal_admitted = false;  // the request's region's ideal limiter (regions only)
   };
 
-  static RedisTiming timing_of(const RedisSpec& spec) {
-    return RedisTiming{spec.rtt.p50_us, spec.rtt.p99_us, spec.service_time_us, spec.timeout_us};
+  // The embedded cluster (redis.cluster), the simulated nodes of a real one (redis.cluster_url),
+  // or none.
+  static std::unique_ptr<RedisCluster> make_cluster(const Scenario& scenario, DataStore& store,
+                                                    std::uint64_t seed, Simulator& sim) {
+    const RedisTiming timing = redis_timing(scenario.redis);
+    if (scenario.redis.cluster_url.empty())
+      return make_embedded_cluster(scenario, sim, timing, seed);
+    return make_real_cluster_nodes(store, sim, timing, seed);
   }
 
   static std::vector<BucketShape> bucket_shapes(const Scenario& scenario,
@@ -272,9 +259,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
   const Scenario& scenario_;
   Simulator sim_;
   Catalog catalog_;
-  std::unique_ptr<DataStore> store_;  // the embedded Redis, or a real one (app/backend.h)
-  RedisServer server_;
-  std::unique_ptr<RedisCluster> cluster_;  // redis.cluster: routes server_'s calls to its nodes
+  Deployment deployment_;  // every Redis node: the embedded Redis or a real one, a cluster, regions
   InstancePool pool_;
   std::unique_ptr<Strategy> strategy_;
   Oracle oracle_;
