@@ -282,7 +282,9 @@ void FaultSchedule::restart(std::size_t index) {
   instance_counts_.emplace_back(sim_.now(), pool_.active_count());
 }
 
-void FaultSchedule::on_decision(const Request& request, TimeUs decided_us) {
+void FaultSchedule::on_decided(const DecidedRequest& decided) {
+  const Request& request = decided.request;
+  const TimeUs decided_us = decided.decided_us;
   if (decided_us - request.arrival_us >= scenario_.redis.timeout_us) ++waited_full_timeout_;
   if (resilient_ != nullptr && resilient_->fallback_decisions() > fallback_seen_) {
     const auto bucket = static_cast<std::size_t>(decided_us / server_.node_stats().bucket_us());

@@ -41,7 +41,7 @@ RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active,
 std::vector<SlowPeriod> slow_periods(const std::vector<FaultSpec>& faults,
                                      const std::function<bool(const FaultSpec&)>& hits);
 
-class FaultSchedule final : public EventTarget {
+class FaultSchedule final : public EventTarget, public DecisionObserver {
  public:
   // Everything referenced outlives the schedule. `instance_counts` receives the active instance
   // count after each crash or restart. Redis faults hit each region's Redis (by `region`) and,
@@ -55,8 +55,9 @@ class FaultSchedule final : public EventTarget {
   // the initial instances started.
   void start();
 
-  // A decision was recorded by the oracle (call after Oracle::on_decision).
-  void on_decision(const Request& request, TimeUs decided_us);
+  // A decision the oracle (earlier in the run's observer list) counted: timeouts waited, fallback
+  // decisions per bucket, the last excess after each fault.
+  void on_decided(const DecidedRequest& decided) override;
   // True when `instance` crashed: a request still in flight on it failed.
   bool crashed(const Instance& instance) const {
     return instance.id < crashed_.size() && crashed_[instance.id];

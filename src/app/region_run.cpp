@@ -12,15 +12,15 @@ RegionRun::RegionRun(const Scenario& scenario, Algorithm algorithm,
     oracles_.emplace_back(scenario.limits, algorithm, buckets);
 }
 
-bool RegionRun::ideal_admits(const Request& request) {
+bool RegionRun::on_arrival(const Request& request) {
   return enabled() && oracles_[request.region].ideal_admits(request);
 }
 
-void RegionRun::on_decision(const Request& request, const Outcome& outcome, bool ideal_admitted,
-                            TimeUs decided_us) {
+void RegionRun::on_decided(const DecidedRequest& decided) {
   if (!enabled()) return;
-  oracles_[request.region].on_decision(request, outcome, ideal_admitted, decided_us,
-                                       scenario_.regions.list[request.region].instances);
+  const std::uint32_t region = decided.request.region;
+  oracles_[region].on_decision(decided.request, decided.outcome, decided.arrival_mark,
+                               decided.decided_us, scenario_.regions.list[region].instances);
 }
 
 nlohmann::ordered_json RegionRun::report() const {

@@ -11,15 +11,15 @@
 
 namespace rlsim {
 
-class RegionRun {
+// A decision observer: each request is counted by its region's oracle.
+class RegionRun final : public DecisionObserver {
  public:
   RegionRun(const Scenario& scenario, Algorithm algorithm, const std::vector<BucketShape>& buckets);
 
   bool enabled() const { return !oracles_.empty(); }
-  // The region's ideal limiter on a request that reached `request.region` (call in arrival order).
-  bool ideal_admits(const Request& request);
-  void on_decision(const Request& request, const Outcome& outcome, bool ideal_admitted,
-                   TimeUs decided_us);
+  // The region's ideal limiter on a request that reached `request.region`.
+  bool on_arrival(const Request& request) override;
+  void on_decided(const DecidedRequest& decided) override;
   // regions[]: per region its name, instances, the region's oracle totals and latency; null
   // without regions.
   nlohmann::ordered_json report() const;

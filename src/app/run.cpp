@@ -76,7 +76,12 @@ class StrategyRun final : public RequestSink, public EventTarget {
         oracle_(scenario.limits, strategy.info->algorithm, bucket_shapes(scenario, strategy)),
         clock_watch_(scenario.instances.clock, scenario.limits.size()),
         regions_(scenario, strategy.info->algorithm, bucket_shapes(scenario, strategy)),
-        faults_(scenario, sim_, deployment_, pool_, *strategy_, oracle_, result_.instance_counts) {
+        digest_(result_.digest_checkpoints),
+        clock_attribution_(clock_watch_, oracle_, pool_),
+        faults_(scenario, sim_, deployment_, pool_, *strategy_, oracle_, result_.instance_counts),
+        // In this order: the clock watch and the fault windows read what the oracle just counted.
+        observers_{&digest_, &oracle_, &regions_, &clock_attribution_, &faults_} {
+    RLSIM_CHECK(observers_.size() <= kMaxObservers);
     clock_watch_.attach_nodes(deployment_.front(), deployment_.cluster(),
                               deployment_.region_servers(), scenario.regions);
     result_.label = strategy.label;
@@ -135,7 +140,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     oracle_.close_series();
     result_.totals = oracle_.totals();
     strategy_->write_metrics(result_.strategy_metrics);
-    result_.decision_digest = digest_;
+    result_.decision_digest = digest_.digest();
     const DeploymentTotals redis = deployment_.totals();
     result_.redis_commands = redis.commands;
     result_.redis_round_trips = redis.round_trips;
@@ -157,8 +162,9 @@ class StrategyRun final : public RequestSink, public EventTarget {
       return;
     Pending* pending = allocate();
     pending->request = request;
-    pending->ideal_admitted = oracle_.ideal_admits(request);
-    pending->region_ideal_admitted = regions_.ideal_admits(request);
+    pending->arrival_marks = 0;
+    for (std::size_t i = 0; i < observers_.size(); ++i)
+      if (observers_[i]->on_arrival(request)) pending->arrival_marks |= std::uint64_t{1} << i;
     if (pool_.active_count() == 0) {  // every instance crashed: the request fails at once
       pending->instance = nullptr;
       pending->run = this;
@@ -186,9 +192,9 @@ class StrategyRun final : public RequestSink, public EventTarget {
     Request request;
     Instance* instance = nullptr;
     StrategyRun* run = nullptr;
-    bool ideal_admitted = false;
-    bool region_ideal_admitted = false;  // the request's region's ideal limiter (regions only)
+    std::uint64_t arrival_marks = 0;  // bit i: what observers_[i]->on_arrival returned
   };
+  static constexpr std::size_t kMaxObservers = 64;  // one bit each in Pending::arrival_marks
 
   // The embedded cluster (redis.cluster), the simulated nodes of a real one (redis.cluster_url),
   // or none.
@@ -209,14 +215,6 @@ class StrategyRun final : public RequestSink, public EventTarget {
     return shapes;
   }
 
-  // FNV-1a over whole 64-bit words, with a fold of the high half so every bit of a word reaches
-  // the low bits of the digest.
-  void mix(std::uint64_t word) {
-    digest_ ^= word;
-    digest_ *= 0x100000001b3ULL;
-    digest_ ^= digest_ >> 32;
-  }
-
   static void decided(void* context, Decision&& decision) {
     auto* pending = static_cast<Pending*>(context);
     StrategyRun& run = *pending->run;
@@ -224,24 +222,15 @@ class StrategyRun final : public RequestSink, public EventTarget {
     // A request in flight on an instance that crashed fails, whatever the strategy decided.
     if (pending->instance != nullptr && run.faults_.crashed(*pending->instance))
       decision = Decision{false, 0, true, -1};
-    run.mix(pending->request.id);
-    run.mix(static_cast<std::uint64_t>(now_us));
-    run.mix((decision.allowed ? 1u : 0u) | (decision.error ? 2u : 0u) |
-            (static_cast<std::uint64_t>(decision.denied_by + 1) << 2));
-    if (run.trace_ != nullptr)
-      run.trace_->push_back(
-          {pending->request.id, now_us, decision.allowed, decision.error, decision.denied_by});
-    if (++run.decisions_ % StrategyResult::kDigestInterval == 0)
-      run.result_.digest_checkpoints.push_back({run.decisions_, now_us, run.digest_});
     const int instance_id =
         pending->instance != nullptr ? static_cast<int>(pending->instance->id) : -1;
     const Outcome outcome{decision.allowed, decision.denied_by, decision.error,
                           decision.observed_count, instance_id};
-    run.oracle_.on_decision(pending->request, outcome, pending->ideal_admitted, now_us,
-                            run.pool_.active_count());
-    run.regions_.on_decision(pending->request, outcome, pending->region_ideal_admitted, now_us);
-    run.clock_watch_.after_decision(run.oracle_.totals(), run.pool_, now_us);
-    run.faults_.on_decision(pending->request, now_us);
+    const int active = run.pool_.active_count();
+    for (std::size_t i = 0; i < run.observers_.size(); ++i) {
+      const bool mark = ((pending->arrival_marks >> i) & 1u) != 0;
+      run.observers_[i]->on_decided({pending->request, outcome, now_us, active, mark});
+    }
     if (pending->instance != nullptr) --pending->instance->inflight;
     run.free_.push_back(pending);
   }
@@ -269,13 +258,19 @@ class StrategyRun final : public RequestSink, public EventTarget {
   std::deque<Pending> storage_;  // bounded by the most requests in flight at once
   std::vector<Pending*> free_;
   StrategyResult result_;
-  std::uint64_t digest_ = 0xcbf29ce484222325ULL;
-  std::uint64_t decisions_ = 0;
   TimeUs stopped_at_us_ = std::numeric_limits<TimeUs>::max();  // stop(): no arrival after it
-  FaultSchedule faults_;  // last: it refers to the members above
+  DecisionDigest digest_;
+  ClockAttribution clock_attribution_;
+  FaultSchedule faults_;  // it refers to the members above
+  // Every measurement of the run, told of each arrival and decision in this order.
+  std::vector<DecisionObserver*> observers_;
 
  public:
-  std::vector<DecisionRecord>* trace_ = nullptr;  // rlsim conformance's per-request comparison
+  void set_trace(std::vector<DecisionRecord>* trace) { digest_.set_trace(trace); }
+  void add_observer(DecisionObserver& observer) {
+    RLSIM_CHECK(observers_.size() < kMaxObservers);
+    observers_.push_back(&observer);
+  }
 };
 
 StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& strategy,
@@ -296,7 +291,8 @@ TimeUs StrategySession::now_us() const { return run_->now(); }
 const OracleTotals& StrategySession::totals() const { return run_->live_totals(); }
 int StrategySession::active_instances() const { return run_->active_instances(); }
 const std::string& StrategySession::label() const { return run_->label(); }
-void StrategySession::set_trace(std::vector<DecisionRecord>* trace) { run_->trace_ = trace; }
+void StrategySession::set_trace(std::vector<DecisionRecord>* trace) { run_->set_trace(trace); }
+void StrategySession::add_observer(DecisionObserver& observer) { run_->add_observer(observer); }
 StrategyResult StrategySession::finish() { return run_->run(); }
 StrategyResult StrategySession::stop() { return run_->stop(); }
 
