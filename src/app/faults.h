@@ -11,6 +11,7 @@
 
 #include "core/simulator.h"
 #include "oracle/oracle.h"
+#include "redis/cluster.h"
 #include "redis/server.h"
 #include "scenario/model.h"
 #include "strategy/strategy.h"
@@ -21,11 +22,6 @@ namespace rlsim {
 
 class ResilientStrategy;
 
-// The report's object for one Redis node ("redis_node", and each entry of "redis_nodes"): its
-// counters, commandstats, hot keys, utilization, queue and series, over a run ending at `end_us`.
-nlohmann::ordered_json node_report_json(const RedisStats& stats, const NodeStats& node,
-                                        int pool_size, TimeUs end_us);
-
 // How active faults combine (docs/faults.md#overlapping-faults): the server is down if any
 // redis_down (or partition of all instances) is active, black hole winning over refuse; latency
 // multipliers multiply and added latency and jitter add; an instance is cut off if any active
@@ -35,6 +31,12 @@ RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active);
 // `region`, or every region's) and partitions of all instances count.
 RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active,
                                    std::int32_t region);
+
+// Whether a Redis fault hits cluster node `node`: the nodes its `nodes` lists, or every node.
+bool fault_hits_node(const FaultSpec& fault, int node);
+
+// Sets each node's conditions from the active faults that hit it (fault_hits_node).
+void apply_to_cluster(const std::vector<const FaultSpec*>& active, RedisCluster& cluster);
 
 // The stretches in which one Redis server runs slower: the redis_slow faults of `faults` that
 // `hits` says reach it, their multipliers multiplied where they overlap (multiplier 1: none).
