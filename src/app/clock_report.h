@@ -63,4 +63,21 @@ class ClockWatch {
   bool cached_off_ = false;
 };
 
+// The clock watch as a decision observer: placed after the oracle in the run's list, it attributes
+// what the oracle just counted (ClockWatch::after_decision).
+class ClockAttribution final : public DecisionObserver {
+ public:
+  // All three outlive the observer.
+  ClockAttribution(ClockWatch& watch, const Oracle& oracle, const InstancePool& pool)
+      : watch_(watch), oracle_(oracle), pool_(pool) {}
+  void on_decided(const DecidedRequest& decided) override {
+    watch_.after_decision(oracle_.totals(), pool_, decided.decided_us);
+  }
+
+ private:
+  ClockWatch& watch_;
+  const Oracle& oracle_;
+  const InstancePool& pool_;
+};
+
 }  // namespace rlsim

@@ -4,11 +4,19 @@
 #include <cmath>
 
 #include "app/exit_codes.h"
-#include "app/faults.h"
-#include "app/run.h"
 #include "redis/mock_store.h"
 
 namespace rlsim {
+
+namespace {
+
+double seconds(TimeUs us) { return static_cast<double>(us) / kUsPerS; }
+double round4(double value) { return std::round(value * 10000.0) / 10000.0; }
+
+// Hot keys listed in the report.
+constexpr std::size_t kHotKeysReported = 10;
+
+}  // namespace
 
 std::unique_ptr<RedisCluster> make_embedded_cluster(const Scenario& scenario, Simulator& sim,
                                                     const RedisTiming& timing, std::uint64_t seed) {
@@ -27,18 +35,46 @@ std::unique_ptr<RedisCluster> make_embedded_cluster(const Scenario& scenario, Si
   return std::make_unique<RedisCluster>(sim, std::move(layout), embedded, timing, seed);
 }
 
-bool fault_hits_node(const FaultSpec& fault, int node) {
-  return fault.nodes.empty() ||
-         std::find(fault.nodes.begin(), fault.nodes.end(), node) != fault.nodes.end();
-}
-
-void apply_to_cluster(const std::vector<const FaultSpec*>& active, RedisCluster& cluster) {
-  for (int n = 0; n < cluster.node_count(); ++n) {
-    std::vector<const FaultSpec*> hitting;
-    for (const FaultSpec* fault : active)
-      if (fault_hits_node(*fault, n)) hitting.push_back(fault);
-    cluster.node(n).set_conditions(compose_conditions(hitting));
-  }
+nlohmann::ordered_json node_report_json(const RedisStats& stats, const NodeStats& node,
+                                        int pool_size, TimeUs end_us) {
+  nlohmann::ordered_json commandstats = nlohmann::ordered_json::object();
+  for (const auto& [name, calls] : node.commandstats()) commandstats[name] = calls;
+  nlohmann::ordered_json hot_keys = nlohmann::ordered_json::array();
+  for (const auto& [key, ops] : node.hot_keys(kHotKeysReported))
+    hot_keys.push_back(
+        {{"key", key}, {"ops", ops}, {"ops_min", ops - node.hot_key_overcount(key)}});
+  const double bucket_s = seconds(node.bucket_us());
+  nlohmann::ordered_json ops = nlohmann::ordered_json::array();
+  for (std::uint64_t count : node.ops_per_bucket())
+    ops.push_back(round4(static_cast<double>(count) / bucket_s));
+  nlohmann::ordered_json utilization = nlohmann::ordered_json::array();
+  for (DurationUs busy_us : node.busy_per_bucket())
+    utilization.push_back(round4(static_cast<double>(busy_us) / (bucket_s * kUsPerS)));
+  const double span_us = static_cast<double>(std::max<TimeUs>(end_us, 1));
+  return {{"commands", stats.commands},
+          {"commandstats", commandstats},
+          {"hot_keys", hot_keys},
+          {"utilization", round4(static_cast<double>(node.busy_us()) / span_us)},
+          {"queue_length_p99", node.queue_length().quantile(0.99)},
+          {"max_queue_wait_us", stats.max_queue_wait_us},
+          {"call_latency_us",
+           {{"p50", node.call_latency_us().quantile(0.5)},
+            {"p99", node.call_latency_us().quantile(0.99)},
+            {"max", node.call_latency_us().max()}}},
+          {"errors",
+           {{"timeouts", stats.timeouts},
+            {"refused", stats.refused},
+            {"lost", stats.lost},
+            {"error_replies", stats.error_replies}}},
+          {"pool",
+           {{"size", pool_size},
+            {"waits", stats.pool_waits},
+            {"wait_total_us", stats.pool_wait_total_us},
+            {"max_wait_us", stats.max_pool_wait_us}}},
+          {"ops_per_s", {{"bucket_s", bucket_s}, {"values", ops}}},
+          {"utilization_series", {{"bucket_s", bucket_s}, {"values", utilization}}},
+          {"queue_length_max_series",
+           {{"bucket_s", bucket_s}, {"values", node.max_queue_per_bucket()}}}};
 }
 
 void add_cluster_report(const RedisCluster& cluster, int pool_size, TimeUs end_us,
@@ -87,7 +123,6 @@ void add_cluster_report(const RedisCluster& cluster, int pool_size, TimeUs end_u
         static_cast<double>(bucket_max) * cluster.node_count() / static_cast<double>(bucket_total);
     ++busy_buckets;
   }
-  const auto round4 = [](double value) { return std::round(value * 10000.0) / 10000.0; };
   out["redis_cluster"] = {
       {"nodes", cluster.node_count()},
       {"commands", total_commands},

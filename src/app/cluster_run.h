@@ -1,12 +1,15 @@
 #pragma once
-// The embedded Redis Cluster of one strategy run (docs/cluster.md): built from the scenario's
-// "redis.cluster", the Redis faults applied per node, and its figures for the report.
+// The embedded Redis Cluster of one strategy run (docs/cluster.md), built from the scenario's
+// "redis.cluster", and the figures of each Redis node (a cluster's or the one server's) for the
+// report (the Redis faults per node are in app/faults.h).
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "core/simulator.h"
 #include "redis/cluster.h"
+#include "redis/node_stats.h"
+#include "redis/server.h"
 #include "scenario/model.h"
 
 namespace rlsim {
@@ -17,11 +20,10 @@ namespace rlsim {
 std::unique_ptr<RedisCluster> make_embedded_cluster(const Scenario& scenario, Simulator& sim,
                                                     const RedisTiming& timing, std::uint64_t seed);
 
-// Whether a Redis fault hits cluster node `node`: the nodes its `nodes` lists, or every node.
-bool fault_hits_node(const FaultSpec& fault, int node);
-
-// Sets each node's conditions from the active faults that hit it (fault_hits_node).
-void apply_to_cluster(const std::vector<const FaultSpec*>& active, RedisCluster& cluster);
+// The report's object for one Redis node ("redis_node", and each entry of "redis_nodes"): its
+// counters, commandstats, hot keys, utilization, queue and series, over a run ending at `end_us`.
+nlohmann::ordered_json node_report_json(const RedisStats& stats, const NodeStats& node,
+                                        int pool_size, TimeUs end_us);
 
 // Adds "redis_cluster" (nodes, slot ranges, CROSSSLOT errors, the hottest node and the ops
 // imbalance) and "redis_nodes" (one node_report_json per node, with its slots) to `out`.

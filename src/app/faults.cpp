@@ -25,54 +25,10 @@ DownMode worse(DownMode a, DownMode b) {
   return rank(a) >= rank(b) ? a : b;
 }
 
-// Hot keys listed in the report.
-constexpr std::size_t kHotKeysReported = 10;
 // At most this many points in the ops/s series (the bucket grows with the run).
 constexpr DurationUs kMaxSeriesPoints = 600;
 
 }  // namespace
-
-nlohmann::ordered_json node_report_json(const RedisStats& stats, const NodeStats& node,
-                                        int pool_size, TimeUs end_us) {
-  nlohmann::ordered_json commandstats = nlohmann::ordered_json::object();
-  for (const auto& [name, calls] : node.commandstats()) commandstats[name] = calls;
-  nlohmann::ordered_json hot_keys = nlohmann::ordered_json::array();
-  for (const auto& [key, ops] : node.hot_keys(kHotKeysReported))
-    hot_keys.push_back(
-        {{"key", key}, {"ops", ops}, {"ops_min", ops - node.hot_key_overcount(key)}});
-  const double bucket_s = seconds(node.bucket_us());
-  nlohmann::ordered_json ops = nlohmann::ordered_json::array();
-  for (std::uint64_t count : node.ops_per_bucket())
-    ops.push_back(round4(static_cast<double>(count) / bucket_s));
-  nlohmann::ordered_json utilization = nlohmann::ordered_json::array();
-  for (DurationUs busy_us : node.busy_per_bucket())
-    utilization.push_back(round4(static_cast<double>(busy_us) / (bucket_s * kUsPerS)));
-  const double span_us = static_cast<double>(std::max<TimeUs>(end_us, 1));
-  return {{"commands", stats.commands},
-          {"commandstats", commandstats},
-          {"hot_keys", hot_keys},
-          {"utilization", round4(static_cast<double>(node.busy_us()) / span_us)},
-          {"queue_length_p99", node.queue_length().quantile(0.99)},
-          {"max_queue_wait_us", stats.max_queue_wait_us},
-          {"call_latency_us",
-           {{"p50", node.call_latency_us().quantile(0.5)},
-            {"p99", node.call_latency_us().quantile(0.99)},
-            {"max", node.call_latency_us().max()}}},
-          {"errors",
-           {{"timeouts", stats.timeouts},
-            {"refused", stats.refused},
-            {"lost", stats.lost},
-            {"error_replies", stats.error_replies}}},
-          {"pool",
-           {{"size", pool_size},
-            {"waits", stats.pool_waits},
-            {"wait_total_us", stats.pool_wait_total_us},
-            {"max_wait_us", stats.max_pool_wait_us}}},
-          {"ops_per_s", {{"bucket_s", bucket_s}, {"values", ops}}},
-          {"utilization_series", {{"bucket_s", bucket_s}, {"values", utilization}}},
-          {"queue_length_max_series",
-           {{"bucket_s", bucket_s}, {"values", node.max_queue_per_bucket()}}}};
-}
 
 RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active) {
   RedisConditions conditions;
@@ -111,6 +67,20 @@ RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active,
   return compose_conditions(hitting);
 }
 
+bool fault_hits_node(const FaultSpec& fault, int node) {
+  return fault.nodes.empty() ||
+         std::find(fault.nodes.begin(), fault.nodes.end(), node) != fault.nodes.end();
+}
+
+void apply_to_cluster(const std::vector<const FaultSpec*>& active, RedisCluster& cluster) {
+  for (int n = 0; n < cluster.node_count(); ++n) {
+    std::vector<const FaultSpec*> hitting;
+    for (const FaultSpec* fault : active)
+      if (fault_hits_node(*fault, n)) hitting.push_back(fault);
+    cluster.node(n).set_conditions(compose_conditions(hitting));
+  }
+}
+
 std::vector<SlowPeriod> slow_periods(const std::vector<FaultSpec>& faults,
                                      const std::function<bool(const FaultSpec&)>& hits) {
   std::vector<const FaultSpec*> slow;
@@ -139,15 +109,13 @@ std::vector<SlowPeriod> slow_periods(const std::vector<FaultSpec>& faults,
   return periods;
 }
 
-FaultSchedule::FaultSchedule(const Scenario& scenario, Simulator& sim, RedisServer& server,
-                             std::vector<RedisServer*> region_servers, InstancePool& pool,
-                             Strategy& strategy, const Oracle& oracle,
+FaultSchedule::FaultSchedule(const Scenario& scenario, Simulator& sim, Deployment& deployment,
+                             InstancePool& pool, Strategy& strategy, const Oracle& oracle,
                              std::vector<std::pair<TimeUs, int>>& instance_counts)
     : scenario_(scenario),
       sim_(sim),
-      server_(server),
-      servers_(region_servers.empty() ? std::vector<RedisServer*>{&server}
-                                      : std::move(region_servers)),
+      server_(deployment.front()),
+      cluster_(deployment.cluster()),
       pool_(pool),
       strategy_(strategy),
       oracle_(oracle),
@@ -155,7 +123,10 @@ FaultSchedule::FaultSchedule(const Scenario& scenario, Simulator& sim, RedisServ
       active_(scenario.faults.size(), false),
       windows_(scenario.faults.size()),
       stopped_(scenario.faults.size(), 0),
-      resilient_(dynamic_cast<const ResilientStrategy*>(&strategy)) {}
+      resilient_(dynamic_cast<const ResilientStrategy*>(&strategy)) {
+  for (std::uint32_t r = 0; r < deployment.region_count(); ++r)
+    servers_.push_back(&deployment.region_server(r));
+}
 
 void FaultSchedule::start() {
   for (std::size_t r = 0; r < servers_.size(); ++r) {
@@ -281,7 +252,9 @@ void FaultSchedule::restart(std::size_t index) {
   instance_counts_.emplace_back(sim_.now(), pool_.active_count());
 }
 
-void FaultSchedule::on_decision(const Request& request, TimeUs decided_us) {
+void FaultSchedule::on_decided(const DecidedRequest& decided) {
+  const Request& request = decided.request;
+  const TimeUs decided_us = decided.decided_us;
   if (decided_us - request.arrival_us >= scenario_.redis.timeout_us) ++waited_full_timeout_;
   if (resilient_ != nullptr && resilient_->fallback_decisions() > fallback_seen_) {
     const auto bucket = static_cast<std::size_t>(decided_us / server_.node_stats().bucket_us());

@@ -11,20 +11,16 @@
 
 #include "core/simulator.h"
 #include "oracle/oracle.h"
+#include "redis/cluster.h"
 #include "redis/server.h"
 #include "scenario/model.h"
 #include "strategy/strategy.h"
+#include "world/deployment.h"
 #include "world/instances.h"
 
 namespace rlsim {
 
 class ResilientStrategy;
-class RedisCluster;
-
-// The report's object for one Redis node ("redis_node", and each entry of "redis_nodes"): its
-// counters, commandstats, hot keys, utilization, queue and series, over a run ending at `end_us`.
-nlohmann::ordered_json node_report_json(const RedisStats& stats, const NodeStats& node,
-                                        int pool_size, TimeUs end_us);
 
 // How active faults combine (docs/faults.md#overlapping-faults): the server is down if any
 // redis_down (or partition of all instances) is active, black hole winning over refuse; latency
@@ -36,31 +32,34 @@ RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active);
 RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active,
                                    std::int32_t region);
 
+// Whether a Redis fault hits cluster node `node`: the nodes its `nodes` lists, or every node.
+bool fault_hits_node(const FaultSpec& fault, int node);
+
+// Sets each node's conditions from the active faults that hit it (fault_hits_node).
+void apply_to_cluster(const std::vector<const FaultSpec*>& active, RedisCluster& cluster);
+
 // The stretches in which one Redis server runs slower: the redis_slow faults of `faults` that
 // `hits` says reach it, their multipliers multiplied where they overlap (multiplier 1: none).
 std::vector<SlowPeriod> slow_periods(const std::vector<FaultSpec>& faults,
                                      const std::function<bool(const FaultSpec&)>& hits);
 
-class FaultSchedule final : public EventTarget {
+class FaultSchedule final : public EventTarget, public DecisionObserver {
  public:
   // Everything referenced outlives the schedule. `instance_counts` receives the active instance
-  // count after each crash or restart. `region_servers`: each region's Redis by region index
-  // (`server` is the home region's), empty without regions.
-  FaultSchedule(const Scenario& scenario, Simulator& sim, RedisServer& server,
-                std::vector<RedisServer*> region_servers, InstancePool& pool, Strategy& strategy,
-                const Oracle& oracle, std::vector<std::pair<TimeUs, int>>& instance_counts);
-
-  // The run's embedded cluster (docs/cluster.md): Redis faults hit its nodes (all, or those a
-  // fault's `nodes` lists), partitions cut instances off from every node, and the report gets
-  // "redis_cluster" and "redis_nodes". Call before start().
-  void set_cluster(RedisCluster* cluster) { cluster_ = cluster; }
+  // count after each crash or restart. Redis faults hit each region's Redis (by `region`) and,
+  // with a cluster (docs/cluster.md), its nodes (all, or those a fault's `nodes` lists);
+  // partitions cut instances off from every node.
+  FaultSchedule(const Scenario& scenario, Simulator& sim, Deployment& deployment,
+                InstancePool& pool, Strategy& strategy, const Oracle& oracle,
+                std::vector<std::pair<TimeUs, int>>& instance_counts);
 
   // Sets the pool size and schedules every fault's start and end. Call once, at time 0, after
   // the initial instances started.
   void start();
 
-  // A decision was recorded by the oracle (call after Oracle::on_decision).
-  void on_decision(const Request& request, TimeUs decided_us);
+  // A decision the oracle (earlier in the run's observer list) counted: timeouts waited, fallback
+  // decisions per bucket, the last excess after each fault.
+  void on_decided(const DecidedRequest& decided) override;
   // True when `instance` crashed: a request still in flight on it failed.
   bool crashed(const Instance& instance) const {
     return instance.id < crashed_.size() && crashed_[instance.id];
@@ -92,8 +91,8 @@ class FaultSchedule final : public EventTarget {
 
   const Scenario& scenario_;
   Simulator& sim_;
-  RedisServer& server_;
-  RedisCluster* cluster_ = nullptr;
+  RedisServer& server_;                // the deployment's front
+  RedisCluster* cluster_;              // the deployment's cluster, or null
   std::vector<RedisServer*> servers_;  // by region; {&server_} without regions
   InstancePool& pool_;
   Strategy& strategy_;

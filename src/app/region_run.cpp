@@ -4,74 +4,23 @@
 
 namespace rlsim {
 
-namespace {
-
-RedisTiming timing_of(const RedisSpec& spec) {
-  return RedisTiming{spec.rtt.p50_us, spec.rtt.p99_us, spec.service_time_us, spec.timeout_us};
-}
-
-}  // namespace
-
 RegionRun::RegionRun(const Scenario& scenario, Algorithm algorithm,
-                     const std::vector<BucketShape>& buckets, Simulator& sim, RedisServer& home,
-                     std::uint64_t seed)
+                     const std::vector<BucketShape>& buckets)
     : scenario_(scenario) {
-  const RegionsSpec& regions = scenario.regions;
-  if (!regions.enabled()) return;
-  for (std::uint32_t r = 0; r < regions.list.size(); ++r) {
+  if (!scenario.regions.enabled()) return;
+  for (std::size_t r = 0; r < scenario.regions.list.size(); ++r)
     oracles_.emplace_back(scenario.limits, algorithm, buckets);
-    if (r == regions.home) {
-      world_.redis.push_back(&home);
-      continue;
-    }
-    stores_.emplace_back();
-    // Each region's network has its own stream; the home region keeps the run's.
-    servers_.emplace_back(sim, stores_.back(), timing_of(scenario.redis), Rng(seed, "network", r));
-    world_.redis.push_back(&servers_.back());
-  }
-  world_.home = regions.home;
-  // The round trip between regions, added to every call from an instance to another region's
-  // Redis (and rtt[r][r], normally 0, inside a region).
-  const auto& instance_regions = scenario.instances.regions;
-  for (std::uint32_t id = 0; id < instance_regions.size(); ++id) {
-    for (std::uint32_t r = 0; r < world_.redis.size(); ++r)
-      world_.redis[r]->set_client_added_rtt(id, regions.rtt[instance_regions[id]][r]);
-  }
 }
 
-void RegionRun::attach(Strategy& strategy) const {
-  if (enabled()) strategy.attach_regions(world_);
-}
-
-void RegionRun::set_current_client(ClientId client) {
-  for (RedisServer* server : world_.redis) server->set_current_client(client);
-}
-
-bool RegionRun::ideal_admits(const Request& request) {
+bool RegionRun::on_arrival(const Request& request) {
   return enabled() && oracles_[request.region].ideal_admits(request);
 }
 
-void RegionRun::on_decision(const Request& request, const Outcome& outcome, bool ideal_admitted,
-                            TimeUs decided_us) {
+void RegionRun::on_decided(const DecidedRequest& decided) {
   if (!enabled()) return;
-  oracles_[request.region].on_decision(request, outcome, ideal_admitted, decided_us,
-                                       scenario_.regions.list[request.region].instances);
-}
-
-std::size_t RegionRun::in_flight() const {
-  std::size_t total = 0;
-  for (const RedisServer& server : servers_) total += server.in_flight();
-  return total;
-}
-
-void RegionRun::add_redis_counts(std::uint64_t& commands, std::uint64_t& round_trips,
-                                 std::uint64_t& timeouts, std::size_t& keys) const {
-  for (const RedisServer& server : servers_) {
-    commands += server.stats().commands;
-    round_trips += server.stats().round_trips;
-    timeouts += server.stats().timeouts;
-  }
-  for (const MockStore& store : stores_) keys += store.key_count();
+  const std::uint32_t region = decided.request.region;
+  oracles_[region].on_decision(decided.request, decided.outcome, decided.arrival_mark,
+                               decided.decided_us, scenario_.regions.list[region].instances);
 }
 
 nlohmann::ordered_json RegionRun::report() const {

@@ -18,8 +18,7 @@
 #include "app/region_run.h"
 #include "core/simulator.h"
 #include "oracle/oracle.h"
-#include "redis/mock_store.h"
-#include "redis/server.h"
+#include "world/deployment.h"
 #include "world/instances.h"
 #include "world/traffic.h"
 
@@ -66,27 +65,25 @@ class StrategyRun final : public RequestSink, public EventTarget {
   StrategyRun(const Scenario& scenario, const ResolvedStrategy& strategy, std::uint64_t seed)
       : scenario_(scenario),
         catalog_(scenario),
-        store_(make_store(scenario)),
-        server_(sim_, *store_, timing_of(scenario.redis), Rng(seed, "network")),
-        cluster_(scenario.redis.cluster_url.empty()
-                     ? make_embedded_cluster(scenario, sim_, timing_of(scenario.redis), seed)
-                     : make_real_cluster_nodes(*store_, sim_, timing_of(scenario.redis), seed)),
+        deployment_(
+            scenario, sim_, make_store(scenario),
+            [&](DataStore& store) { return make_cluster(scenario, store, seed, sim_); }, seed),
         pool_(scenario.instances, scenario.balancer, seed),
-        strategy_(strategy.info->make(StrategyEnv{
-            sim_, server_, scenario.limits, catalog_, strategy.params, Rng(seed, "strategy"),
-            scenario_dir_of(scenario), scenario.instances.count})),
+        strategy_(strategy.info->make(StrategyEnv{sim_, deployment_.front(), scenario.limits,
+                                                  catalog_, strategy.params, Rng(seed, "strategy"),
+                                                  scenario_dir_of(scenario),
+                                                  scenario.instances.count, &deployment_})),
         oracle_(scenario.limits, strategy.info->algorithm, bucket_shapes(scenario, strategy)),
         clock_watch_(scenario.instances.clock, scenario.limits.size()),
-        regions_(scenario, strategy.info->algorithm, bucket_shapes(scenario, strategy), sim_,
-                 server_, seed),
-        faults_(scenario, sim_, server_, regions_.servers(), pool_, *strategy_, oracle_,
-                result_.instance_counts) {
-    clock_watch_.attach_nodes(server_, cluster_.get(), regions_.servers(), scenario.regions);
-    if (cluster_ != nullptr) {  // the strategy's calls go to the cluster's nodes
-      cluster_->attach(server_);
-      faults_.set_cluster(cluster_.get());
-    }
-    regions_.attach(*strategy_);
+        regions_(scenario, strategy.info->algorithm, bucket_shapes(scenario, strategy)),
+        digest_(result_.digest_checkpoints),
+        clock_attribution_(clock_watch_, oracle_, pool_),
+        faults_(scenario, sim_, deployment_, pool_, *strategy_, oracle_, result_.instance_counts),
+        // In this order: the clock watch and the fault windows read what the oracle just counted.
+        observers_{&digest_, &oracle_, &regions_, &clock_attribution_, &faults_} {
+    RLSIM_CHECK(observers_.size() <= kMaxObservers);
+    clock_watch_.attach_nodes(deployment_.front(), deployment_.cluster(),
+                              deployment_.region_servers(), scenario.regions);
     result_.label = strategy.label;
     result_.name = strategy.info->name;
     for (std::uint32_t i = 0; i < scenario.traffic.size(); ++i) {
@@ -130,38 +127,28 @@ class StrategyRun final : public RequestSink, public EventTarget {
     // fire too (arrivals, dropped above; autoscaling steps and faults, which a scenario cut at
     // this time would not have), but none later than the step in which the last call ends.
     constexpr DurationUs kDrainStepUs = 1000;
-    while (storage_.size() > free_.size() || server_.in_flight() > 0 || regions_.in_flight() > 0 ||
-           (cluster_ != nullptr && cluster_->in_flight() > 0))
+    while (storage_.size() > free_.size() || deployment_.in_flight() > 0)
       sim_.run_until(sim_.now() + kDrainStepUs);
     return result(stopped_at_us_);
   }
 
   StrategyResult result(TimeUs end_us) {
-    RLSIM_CHECK(server_.in_flight() == 0 && regions_.in_flight() == 0 &&
-                (cluster_ == nullptr || cluster_->in_flight() == 0));
+    RLSIM_CHECK(deployment_.in_flight() == 0);
     if (!strategy_->fatal_error().empty())
       throw RunError(fmt::format("{}: {}", result_.label, strategy_->fatal_error()),
                      exit_code::kScriptError);
     oracle_.close_series();
     result_.totals = oracle_.totals();
     strategy_->write_metrics(result_.strategy_metrics);
-    result_.decision_digest = digest_;
-    result_.redis_commands = server_.stats().commands;
-    result_.redis_round_trips = server_.stats().round_trips;
-    result_.redis_timeouts = server_.stats().timeouts;
-    result_.redis_keys_at_end = store_->key_count();
-    if (cluster_ != nullptr) {
-      const RedisStats total = cluster_->total_stats();
-      result_.redis_commands = total.commands;
-      result_.redis_round_trips = total.round_trips;
-      result_.redis_timeouts = total.timeouts;
-      result_.redis_keys_at_end = cluster_->key_count();
-    }
-    result_.backend = backend_json(*store_);
+    result_.decision_digest = digest_.digest();
+    const DeploymentTotals redis = deployment_.totals();
+    result_.redis_commands = redis.commands;
+    result_.redis_round_trips = redis.round_trips;
+    result_.redis_timeouts = redis.timeouts;
+    result_.redis_keys_at_end = redis.keys;
+    result_.backend = backend_json(deployment_.store());
     result_.clock = clock_watch_.report(pool_, end_us);
     result_.regions = regions_.report();
-    regions_.add_redis_counts(result_.redis_commands, result_.redis_round_trips,
-                              result_.redis_timeouts, result_.redis_keys_at_end);
     result_.extra_fields = faults_.report(end_us);
     return std::move(result_);
   }
@@ -175,8 +162,9 @@ class StrategyRun final : public RequestSink, public EventTarget {
       return;
     Pending* pending = allocate();
     pending->request = request;
-    pending->ideal_admitted = oracle_.ideal_admits(request);
-    pending->region_ideal_admitted = regions_.ideal_admits(request);
+    pending->arrival_marks = 0;
+    for (std::size_t i = 0; i < observers_.size(); ++i)
+      if (observers_[i]->on_arrival(request)) pending->arrival_marks |= std::uint64_t{1} << i;
     if (pool_.active_count() == 0) {  // every instance crashed: the request fails at once
       pending->instance = nullptr;
       pending->run = this;
@@ -187,8 +175,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     pending->run = this;
     ++pending->instance->inflight;
     // The decision's Redis calls are made on this instance's connections (pool, partitions).
-    server_.set_current_client(pending->instance->id);
-    regions_.set_current_client(pending->instance->id);
+    deployment_.set_current_client(pending->instance->id);
     strategy_->decide(request, *pending->instance).start_detached(&StrategyRun::decided, pending);
   }
 
@@ -205,12 +192,18 @@ class StrategyRun final : public RequestSink, public EventTarget {
     Request request;
     Instance* instance = nullptr;
     StrategyRun* run = nullptr;
-    bool ideal_admitted = false;
-    bool region_ideal_admitted = false;  // the request's region's ideal limiter (regions only)
+    std::uint64_t arrival_marks = 0;  // bit i: what observers_[i]->on_arrival returned
   };
+  static constexpr std::size_t kMaxObservers = 64;  // one bit each in Pending::arrival_marks
 
-  static RedisTiming timing_of(const RedisSpec& spec) {
-    return RedisTiming{spec.rtt.p50_us, spec.rtt.p99_us, spec.service_time_us, spec.timeout_us};
+  // The embedded cluster (redis.cluster), the simulated nodes of a real one (redis.cluster_url),
+  // or none.
+  static std::unique_ptr<RedisCluster> make_cluster(const Scenario& scenario, DataStore& store,
+                                                    std::uint64_t seed, Simulator& sim) {
+    const RedisTiming timing = redis_timing(scenario.redis);
+    if (scenario.redis.cluster_url.empty())
+      return make_embedded_cluster(scenario, sim, timing, seed);
+    return make_real_cluster_nodes(store, sim, timing, seed);
   }
 
   static std::vector<BucketShape> bucket_shapes(const Scenario& scenario,
@@ -222,14 +215,6 @@ class StrategyRun final : public RequestSink, public EventTarget {
     return shapes;
   }
 
-  // FNV-1a over whole 64-bit words, with a fold of the high half so every bit of a word reaches
-  // the low bits of the digest.
-  void mix(std::uint64_t word) {
-    digest_ ^= word;
-    digest_ *= 0x100000001b3ULL;
-    digest_ ^= digest_ >> 32;
-  }
-
   static void decided(void* context, Decision&& decision) {
     auto* pending = static_cast<Pending*>(context);
     StrategyRun& run = *pending->run;
@@ -237,24 +222,15 @@ class StrategyRun final : public RequestSink, public EventTarget {
     // A request in flight on an instance that crashed fails, whatever the strategy decided.
     if (pending->instance != nullptr && run.faults_.crashed(*pending->instance))
       decision = Decision{false, 0, true, -1};
-    run.mix(pending->request.id);
-    run.mix(static_cast<std::uint64_t>(now_us));
-    run.mix((decision.allowed ? 1u : 0u) | (decision.error ? 2u : 0u) |
-            (static_cast<std::uint64_t>(decision.denied_by + 1) << 2));
-    if (run.trace_ != nullptr)
-      run.trace_->push_back(
-          {pending->request.id, now_us, decision.allowed, decision.error, decision.denied_by});
-    if (++run.decisions_ % StrategyResult::kDigestInterval == 0)
-      run.result_.digest_checkpoints.push_back({run.decisions_, now_us, run.digest_});
     const int instance_id =
         pending->instance != nullptr ? static_cast<int>(pending->instance->id) : -1;
     const Outcome outcome{decision.allowed, decision.denied_by, decision.error,
                           decision.observed_count, instance_id};
-    run.oracle_.on_decision(pending->request, outcome, pending->ideal_admitted, now_us,
-                            run.pool_.active_count());
-    run.regions_.on_decision(pending->request, outcome, pending->region_ideal_admitted, now_us);
-    run.clock_watch_.after_decision(run.oracle_.totals(), run.pool_, now_us);
-    run.faults_.on_decision(pending->request, now_us);
+    const int active = run.pool_.active_count();
+    for (std::size_t i = 0; i < run.observers_.size(); ++i) {
+      const bool mark = ((pending->arrival_marks >> i) & 1u) != 0;
+      run.observers_[i]->on_decided({pending->request, outcome, now_us, active, mark});
+    }
     if (pending->instance != nullptr) --pending->instance->inflight;
     run.free_.push_back(pending);
   }
@@ -272,9 +248,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
   const Scenario& scenario_;
   Simulator sim_;
   Catalog catalog_;
-  std::unique_ptr<DataStore> store_;  // the embedded Redis, or a real one (app/backend.h)
-  RedisServer server_;
-  std::unique_ptr<RedisCluster> cluster_;  // redis.cluster: routes server_'s calls to its nodes
+  Deployment deployment_;  // every Redis node: the embedded Redis or a real one, a cluster, regions
   InstancePool pool_;
   std::unique_ptr<Strategy> strategy_;
   Oracle oracle_;
@@ -284,13 +258,19 @@ class StrategyRun final : public RequestSink, public EventTarget {
   std::deque<Pending> storage_;  // bounded by the most requests in flight at once
   std::vector<Pending*> free_;
   StrategyResult result_;
-  std::uint64_t digest_ = 0xcbf29ce484222325ULL;
-  std::uint64_t decisions_ = 0;
   TimeUs stopped_at_us_ = std::numeric_limits<TimeUs>::max();  // stop(): no arrival after it
-  FaultSchedule faults_;  // last: it refers to the members above
+  DecisionDigest digest_;
+  ClockAttribution clock_attribution_;
+  FaultSchedule faults_;  // it refers to the members above
+  // Every measurement of the run, told of each arrival and decision in this order.
+  std::vector<DecisionObserver*> observers_;
 
  public:
-  std::vector<DecisionRecord>* trace_ = nullptr;  // rlsim conformance's per-request comparison
+  void set_trace(std::vector<DecisionRecord>* trace) { digest_.set_trace(trace); }
+  void add_observer(DecisionObserver& observer) {
+    RLSIM_CHECK(observers_.size() < kMaxObservers);
+    observers_.push_back(&observer);
+  }
 };
 
 StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& strategy,
@@ -311,7 +291,8 @@ TimeUs StrategySession::now_us() const { return run_->now(); }
 const OracleTotals& StrategySession::totals() const { return run_->live_totals(); }
 int StrategySession::active_instances() const { return run_->active_instances(); }
 const std::string& StrategySession::label() const { return run_->label(); }
-void StrategySession::set_trace(std::vector<DecisionRecord>* trace) { run_->trace_ = trace; }
+void StrategySession::set_trace(std::vector<DecisionRecord>* trace) { run_->set_trace(trace); }
+void StrategySession::add_observer(DecisionObserver& observer) { run_->add_observer(observer); }
 StrategyResult StrategySession::finish() { return run_->run(); }
 StrategyResult StrategySession::stop() { return run_->stop(); }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/decision_digest.h"
 #include "app/exit_codes.h"
 #include "report/report.h"
 #include "scenario/load.h"
@@ -24,16 +25,6 @@ struct ResolvedStrategy {
 // Checks every strategy entry (name known, parameters valid). Throws ScenarioError naming the
 // file and JSON path.
 std::vector<ResolvedStrategy> resolve_strategies(const Scenario& scenario, const std::string& file);
-
-// One decision, in decision order, for naming the first request two runs decide differently.
-struct DecisionRecord {
-  std::uint64_t request_id = 0;
-  TimeUs time_us = 0;
-  bool allowed = false;
-  bool error = false;
-  int denied_by = -1;
-  bool operator==(const DecisionRecord&) const = default;
-};
 
 // Simulates one strategy on the scenario with `seed`; appends every decision to `trace` when
 // given. Throws RunError.
@@ -62,6 +53,9 @@ class StrategySession {
   const std::string& label() const;
   // Records every decision into `trace` (owned by the caller) from now on; nullptr stops it.
   void set_trace(std::vector<DecisionRecord>* trace);
+  // Adds a measurement (it outlives the session): told of every request from now on, after the
+  // run's own observers (so the oracle's totals already count the decision it is told of).
+  void add_observer(DecisionObserver& observer);
   // Runs to the end (the scenario's duration, then the requests still in flight). Call once.
   // Throws RunError.
   StrategyResult finish();

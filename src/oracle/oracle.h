@@ -11,6 +11,7 @@
 #include "core/histogram.h"
 #include "oracle/ideal.h"
 #include "oracle/key_table.h"
+#include "oracle/observer.h"
 #include "oracle/rolling_log.h"
 #include "oracle/window_latency.h"
 #include "scenario/model.h"
@@ -76,18 +77,7 @@ struct OracleTotals {
   Staleness staleness;
 };
 
-// What a strategy decided about one request, as the oracle sees it.
-struct Outcome {
-  bool allowed = true;
-  int denied_by = -1;  // index of the limit that denied, when !allowed
-  bool error = false;  // a Redis call failed or timed out while deciding
-  // The count the strategy read for the first limit's key when it decided (e.g. a sharded total
-  // from MGET), or -1 when it read none; compared with the true count to measure staleness.
-  std::int64_t observed_count = -1;
-  int instance = -1;  // id of the instance that decided (-1: none), for the per-instance series
-};
-
-class Oracle {
+class Oracle final : public DecisionObserver {
  public:
   static constexpr std::size_t kMaxSeriesPoints = 100'000;
   static constexpr std::size_t kMaxSeriesInstances = 32;
@@ -106,6 +96,13 @@ class Oracle {
   // REQUIRES: decided_us >= request.arrival_us and never decreases between calls.
   void on_decision(const Request& request, const Outcome& outcome, bool ideal_admitted,
                    TimeUs decided_us, int active_instances);
+
+  // As an observer of the run: the ideal limiter's verdict at arrival, the decision with the
+  // run's active instance count.
+  bool on_arrival(const Request& request) override { return ideal_admits(request); }
+  void on_decided(const DecidedRequest& d) override {
+    on_decision(d.request, d.outcome, d.arrival_mark, d.decided_us, d.active_instances);
+  }
 
   const OracleTotals& totals() const { return totals_; }
 

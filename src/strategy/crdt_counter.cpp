@@ -19,11 +19,8 @@ class CrdtCounter final : public Strategy, public EventTarget {
   explicit CrdtCounter(StrategyEnv env)
       : env_(std::move(env)),
         delay_us_(*parse_duration(env_.params.at("replication_delay").get<std::string>())),
-        replicas_(1) {}
-
-  void attach_regions(const RegionWorld& world) override {
-    replicas_.assign(world.redis.size(), Replica{});
-  }
+        // A replica per region (one without regions).
+        replicas_(env_.deployment != nullptr ? env_.deployment->region_count() : 1) {}
 
   Task<Decision> decide(Request request, const Instance& instance) override {
     const std::uint32_t region = instance.region;

@@ -23,8 +23,6 @@ class RedisFixedWindow final : public Strategy {
         target_(target),
         clock_(env_.params, env_.sim, env_.redis) {}
 
-  void attach_regions(const RegionWorld& world) override { regions_ = &world; }
-
   Task<Decision> decide(Request request, const Instance& instance) override {
     Decision decision;
     RedisServer& redis = server_for(instance);
@@ -74,15 +72,16 @@ class RedisFixedWindow final : public Strategy {
 
  private:
   RedisServer& server_for(const Instance& instance) const {
-    if (regions_ == nullptr || target_ == Target::kSingle) return env_.redis;
-    return *regions_->redis[target_ == Target::kHome ? regions_->home : instance.region];
+    const Deployment* deployment = env_.deployment;
+    if (deployment == nullptr || target_ == Target::kSingle) return env_.redis;
+    return deployment->region_server(target_ == Target::kHome ? deployment->home_region()
+                                                              : instance.region);
   }
 
   StrategyEnv env_;
   std::vector<std::string> prefixes_;
   bool fail_open_;
   Target target_;
-  const RegionWorld* regions_ = nullptr;
   ClockSource clock_;
   SpareCommands spare_commands_;
 };

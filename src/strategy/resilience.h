@@ -100,7 +100,6 @@ class ResilientStrategy final : public Strategy {
  public:
   ResilientStrategy(StrategyEnv env, std::unique_ptr<Strategy> inner, ResilienceSpec spec);
 
-  void attach_regions(const RegionWorld& world) override { inner_->attach_regions(world); }
   Task<Decision> decide(Request request, const Instance& instance) override;
   void on_instance_start(const Instance& instance) override;
   void on_instance_stop(const Instance& instance) override;

@@ -15,6 +15,7 @@
 #include "redis/server.h"
 #include "scenario/model.h"
 #include "world/catalog.h"
+#include "world/deployment.h"
 #include "world/instances.h"
 #include "world/request.h"
 
@@ -39,20 +40,14 @@ struct StrategyEnv {
   Rng rng;                    // the strategy's own random stream (e.g. which shard to INCR)
   std::string scenario_dir;   // folder of the scenario file: relative paths in params start here
   int initial_instances = 1;  // the scenario's instance count at time 0
-};
-
-// Multi-region runs (docs/regions.md): each region's Redis, by region index, and the home region
-// (the global Redis). Without regions there is one region, whose Redis is StrategyEnv::redis.
-struct RegionWorld {
-  std::vector<RedisServer*> redis;
-  std::uint32_t home = 0;
+  // Every Redis node of the run (regions: Deployment::region_server); null in unit tests that
+  // build a strategy on one server, which is then every region's Redis.
+  Deployment* deployment = nullptr;
 };
 
 class Strategy : public InstanceObserver {
  public:
   virtual ~Strategy() = default;
-  // Called once before the first decision of a multi-region run; `world` outlives the strategy.
-  virtual void attach_regions(const RegionWorld& world) { (void)world; }
   // Decides `request`, which arrived at `instance` (the instance outlives the task).
   virtual Task<Decision> decide(Request request, const Instance& instance) = 0;
   void on_instance_start(const Instance&) override {}

@@ -1,0 +1,26 @@
+#include "app/decision_digest.h"
+
+namespace rlsim {
+
+// FNV-1a over whole 64-bit words, with a fold of the high half so every bit of a word reaches the
+// low bits of the digest.
+void DecisionDigest::mix(std::uint64_t word) {
+  digest_ ^= word;
+  digest_ *= 0x100000001b3ULL;
+  digest_ ^= digest_ >> 32;
+}
+
+void DecisionDigest::on_decided(const DecidedRequest& decided) {
+  const Outcome& outcome = decided.outcome;
+  mix(decided.request.id);
+  mix(static_cast<std::uint64_t>(decided.decided_us));
+  mix((outcome.allowed ? 1u : 0u) | (outcome.error ? 2u : 0u) |
+      (static_cast<std::uint64_t>(outcome.denied_by + 1) << 2));
+  if (trace_ != nullptr)
+    trace_->push_back({decided.request.id, decided.decided_us, outcome.allowed, outcome.error,
+                       outcome.denied_by});
+  if (++decisions_ % StrategyResult::kDigestInterval == 0)
+    checkpoints_.push_back({decisions_, decided.decided_us, digest_});
+}
+
+}  // namespace rlsim

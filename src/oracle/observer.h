@@ -1,0 +1,47 @@
+#pragma once
+// Decision observers: every measurement of a run (the oracle, per-region accounting, clock
+// attribution, fault windows, the decision digest) watches the run's requests through this one
+// interface, in one list the run notifies; a new measurement is a new observer.
+#include <cstdint>
+
+#include "core/time.h"
+#include "world/request.h"
+
+namespace rlsim {
+
+// What a strategy decided about one request, as the oracle sees it.
+struct Outcome {
+  bool allowed = true;
+  int denied_by = -1;  // index of the limit that denied, when !allowed
+  bool error = false;  // a Redis call failed or timed out while deciding
+  // The count the strategy read for the first limit's key when it decided (e.g. a sharded total
+  // from MGET), or -1 when it read none; compared with the true count to measure staleness.
+  std::int64_t observed_count = -1;
+  int instance = -1;  // id of the instance that decided (-1: none), for the per-instance series
+};
+
+// One final decision, as every observer is told of it.
+struct DecidedRequest {
+  const Request& request;
+  const Outcome& outcome;
+  TimeUs decided_us = 0;      // true time
+  int active_instances = 0;   // instances running when it was decided
+  bool arrival_mark = false;  // what this observer's on_arrival returned for the request
+};
+
+// Watches requests without influencing them: on_arrival is called once per request in arrival
+// order, on_decided once per request in decision order (after every observer before it in the
+// list saw the same decision), both on true time.
+class DecisionObserver {
+ public:
+  virtual ~DecisionObserver() = default;
+  // The request reached the run; the result comes back as DecidedRequest::arrival_mark (e.g.
+  // whether an ideal limiter admitted it as it arrived).
+  virtual bool on_arrival(const Request& request) {
+    (void)request;
+    return false;
+  }
+  virtual void on_decided(const DecidedRequest& decided) = 0;
+};
+
+}  // namespace rlsim
