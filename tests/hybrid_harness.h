@@ -14,7 +14,7 @@
 
 #include "redis/mock_store.h"
 #include "scenario/load.h"
-#include "strategy/hybrid.h"
+#include "strategy/registry.h"
 
 namespace rlsim::testing {
 

@@ -127,6 +127,24 @@ TEST_CASE("resilience: every strategy with on_error takes divisor and breaker") 
   }
 }
 
+TEST_CASE("resilience: on_error's names and old names parse to one policy") {
+  CHECK(parse_error_policy("fail_open") == ErrorPolicy::kFailOpen);
+  CHECK(parse_error_policy("allow") == ErrorPolicy::kFailOpen);
+  CHECK(parse_error_policy("fail_closed") == ErrorPolicy::kFailClosed);
+  CHECK(parse_error_policy("deny") == ErrorPolicy::kFailClosed);
+  CHECK(parse_error_policy("local_fallback") == ErrorPolicy::kLocalFallback);
+  CHECK_FALSE(parse_error_policy("open").has_value());
+  // A strategy made without the decorator sees the text as given: fail_open must skip a failed
+  // limit as allow does (before, only "allow" did, and "fail_open" failed closed).
+  CHECK(skips_failed_limit(error_policy_of({{"on_error", "fail_open"}})));
+  CHECK(skips_failed_limit(error_policy_of({{"on_error", "local_fallback"}})));
+  CHECK_FALSE(skips_failed_limit(error_policy_of({{"on_error", "fail_closed"}})));
+  CHECK_FALSE(skips_failed_limit(error_policy_of({{"on_error", "deny"}})));
+  for (const ErrorPolicy policy :
+       {ErrorPolicy::kFailOpen, ErrorPolicy::kFailClosed, ErrorPolicy::kLocalFallback})
+    CHECK(parse_error_policy(to_string(policy)) == policy);
+}
+
 TEST_CASE("resilience: parameters, aliases and their errors") {
   std::string field, error;
   const auto resolved =

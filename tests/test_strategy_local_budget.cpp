@@ -19,7 +19,7 @@ std::int64_t metric(const HybridHarness& h, const char* name) {
 }  // namespace
 
 TEST_CASE("local_budget: two instances, batch 3, limit 5") {
-  HybridHarness h(local_budget_info(), kUser5, R"({"batch": 3})", {0, 0});
+  HybridHarness h(*find_strategy("local_budget"), kUser5, R"({"batch": 3})", {0, 0});
   // A = instance 0, B = instance 1, all user 0.
   h.request(0, 0);       // A claims: INCRBY 3 -> 3, granted 3, spends 1 (A holds 2)
   h.request(10'000, 0);  // A spends (1 left)
@@ -59,7 +59,7 @@ TEST_CASE("local_budget: reset_on_window drops old tokens, without it they are c
     for (int k = 0; k < 6; ++k) h.request(1'000'000 + 10'000 * k);
   };
   SECTION("reset_on_window true") {
-    HybridHarness h(local_budget_info(), kUser5, R"({"batch": 3})");
+    HybridHarness h(*find_strategy("local_budget"), kUser5, R"({"batch": 3})");
     queue(h);
     // Window 1: the 2 old tokens are dropped (wasted); claims of 3 and 2 (capped) admit 5; the
     // sixth request's claim gets nothing.
@@ -72,7 +72,8 @@ TEST_CASE("local_budget: reset_on_window drops old tokens, without it they are c
     CHECK(h.get("rl:user:0:1750032001") == "\"5\"");
   }
   SECTION("reset_on_window false") {
-    HybridHarness h(local_budget_info(), kUser5, R"({"batch": 3, "reset_on_window": false})");
+    HybridHarness h(*find_strategy("local_budget"), kUser5,
+                    R"({"batch": 3, "reset_on_window": false})");
     queue(h);
     // Window 1: the 2 carried tokens admit 1000 and 1010 ms, then claims of 3 (1020-1040) and 2
     // (1050, one left over): 6 admitted in a window of limit 5.
@@ -86,7 +87,7 @@ TEST_CASE("local_budget: reset_on_window drops old tokens, without it they are c
 }
 
 TEST_CASE("local_budget: requests wait for the claim in flight instead of claiming again") {
-  HybridHarness h(local_budget_info(), kUser5, R"({"batch": 3})");
+  HybridHarness h(*find_strategy("local_budget"), kUser5, R"({"batch": 3})");
   h.request(0);
   h.request(300);
   h.request(600);
@@ -103,7 +104,7 @@ TEST_CASE("local_budget: requests wait for the claim in flight instead of claimi
 }
 
 TEST_CASE("local_budget: a stopped instance's tokens are wasted") {
-  HybridHarness h(local_budget_info(), kUser5, R"({"batch": 3})", {0, 0});
+  HybridHarness h(*find_strategy("local_budget"), kUser5, R"({"batch": 3})", {0, 0});
   h.request(0, 0);  // instance 0 claims 3, spends 1
   h.stop(100'000, 0);
   h.request(200'000, 1);  // instance 1 claims what is left: 2
@@ -117,7 +118,7 @@ TEST_CASE("local_budget: a stopped instance's tokens are wasted") {
 
 TEST_CASE("local_budget: a request denied by a later limit gives its tokens back") {
   // Global 10/s checked first, then per user 1/s; batch 3.
-  HybridHarness h(local_budget_info(),
+  HybridHarness h(*find_strategy("local_budget"),
                   R"({"name": "global", "key": "global", "limit": 10, "window": "1s"},
                      {"name": "per_user", "key": "user", "limit": 1, "window": "1s"})",
                   R"({"batch": 3})");
@@ -135,16 +136,18 @@ TEST_CASE("local_budget: a request denied by a later limit gives its tokens back
 }
 
 TEST_CASE("local_budget: on_error decides when Redis times out") {
-  for (const char* on_error : {"allow", "deny"}) {
+  // Made without the resilience decorator: fail_open must admit as its old name allow does.
+  for (const char* on_error : {"allow", "deny", "fail_open", "fail_closed"}) {
     INFO(on_error);
-    HybridHarness h(local_budget_info(), kUser5, fmt::format(R"({{"on_error": "{}"}})", on_error),
-                    {0}, 5000, 1000);
+    HybridHarness h(*find_strategy("local_budget"), kUser5,
+                    fmt::format(R"({{"on_error": "{}"}})", on_error), {0}, 5000, 1000);
     h.request(0);
     h.request(10'000);  // nothing was granted: it claims again (and times out again)
     const auto decisions = h.run();
     for (const auto& d : decisions) {
       CHECK(d.error);
-      CHECK(d.allowed == (std::string(on_error) == "allow"));
+      CHECK(d.allowed ==
+            (std::string(on_error) == "allow" || std::string(on_error) == "fail_open"));
     }
     CHECK(metric(h, "claims") == 2);
     CHECK(metric(h, "tokens_claimed") == 0);
@@ -152,7 +155,7 @@ TEST_CASE("local_budget: on_error decides when Redis times out") {
 }
 
 TEST_CASE("local_budget: parameters and defaults") {
-  const StrategyInfo info = local_budget_info();
+  const StrategyInfo& info = *find_strategy("local_budget");
   std::string field, error;
   const auto resolved = resolve_params(info, nlohmann::json::object(), field, error);
   REQUIRE(resolved);

@@ -25,7 +25,7 @@ void queue_two_users_one_ip(HybridHarness& h) {
 TEST_CASE("multi_limit: every limit counts, the first over denies") {
   for (const bool pipelined : {true, false}) {
     INFO("pipelined " << pipelined);
-    HybridHarness h(multi_limit_info(), kThreeLimits,
+    HybridHarness h(*find_strategy("multi_limit"), kThreeLimits,
                     pipelined ? R"({"pipelined": true})" : R"({"pipelined": false})");
     queue_two_users_one_ip(h);
     const auto decisions = h.run();
@@ -53,7 +53,7 @@ TEST_CASE("multi_limit: every limit counts, the first over denies") {
 }
 
 TEST_CASE("multi_limit: windows that are not whole seconds use PEXPIRE") {
-  HybridHarness h(multi_limit_info(),
+  HybridHarness h(*find_strategy("multi_limit"),
                   R"({"name": "burst", "key": "user", "limit": 1, "window": "500ms"})", "{}");
   h.request(0);
   h.request(100'000);
@@ -69,7 +69,7 @@ TEST_CASE("multi_limit: on_error decides when Redis times out") {
   // Round trip 5 ms, timeout 1 ms: every call times out.
   for (const char* on_error : {"allow", "deny"}) {
     INFO(on_error);
-    HybridHarness h(multi_limit_info(), kThreeLimits,
+    HybridHarness h(*find_strategy("multi_limit"), kThreeLimits,
                     fmt::format(R"({{"on_error": "{}"}})", on_error), {0}, 5000, 1000);
     h.request(0);
     const auto decisions = h.run();
@@ -81,7 +81,7 @@ TEST_CASE("multi_limit: on_error decides when Redis times out") {
 }
 
 TEST_CASE("multi_limit: parameters and defaults") {
-  const StrategyInfo info = multi_limit_info();
+  const StrategyInfo& info = *find_strategy("multi_limit");
   std::string field, error;
   const auto resolved = resolve_params(info, nlohmann::json::object(), field, error);
   REQUIRE(resolved);

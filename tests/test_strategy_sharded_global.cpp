@@ -29,7 +29,7 @@ std::int64_t shard_sum(HybridHarness& h, int shards, bool hash_tags) {
 TEST_CASE("sharded_global: the total over all shards holds the limit") {
   for (const bool hash_tags : {false, true}) {
     INFO("hash_tags " << hash_tags);
-    HybridHarness h(sharded_global_info(), kGlobal5,
+    HybridHarness h(*find_strategy("sharded_global"), kGlobal5,
                     fmt::format(R"({{"shards": 3, "hash_tags": {}}})", hash_tags), {0, 0});
     // 7 requests 10 ms apart, alternating instances: totals read 1..7, the first 5 pass.
     for (int k = 0; k < 7; ++k) h.request(10'000 * k, k % 2, /*user=*/k);
@@ -62,7 +62,7 @@ TEST_CASE("sharded_global: reading after the INCR counts what others added meanw
   // request 1 arrives at 0.5 ms, its INCR runs at 1 ms.
   for (const char* read : {"pipelined", "after_incr"}) {
     INFO(read);
-    HybridHarness h(sharded_global_info(), kGlobal1,
+    HybridHarness h(*find_strategy("sharded_global"), kGlobal1,
                     fmt::format(R"({{"shards": 2, "read": "{}"}})", read), {0, 0});
     h.request(0, 0);
     h.request(500, 1, /*user=*/1);
@@ -87,7 +87,7 @@ TEST_CASE("sharded_global: reading after the INCR counts what others added meanw
 }
 
 TEST_CASE("sharded_global: limits not keyed on global keep a plain counter") {
-  HybridHarness h(sharded_global_info(),
+  HybridHarness h(*find_strategy("sharded_global"),
                   R"({"name": "per_user", "key": "user", "limit": 2, "window": "1s"},
          {"name": "global", "key": "global", "limit": 100, "window": "1s"})",
                   R"({"shards": 4})");
@@ -105,7 +105,7 @@ TEST_CASE("sharded_global: limits not keyed on global keep a plain counter") {
 TEST_CASE("sharded_global: on_error decides when Redis times out") {
   for (const char* on_error : {"allow", "deny"}) {
     INFO(on_error);
-    HybridHarness h(sharded_global_info(), kGlobal5,
+    HybridHarness h(*find_strategy("sharded_global"), kGlobal5,
                     fmt::format(R"({{"on_error": "{}"}})", on_error), {0}, 5000, 1000);
     h.request(0);
     const auto decisions = h.run();
@@ -116,7 +116,7 @@ TEST_CASE("sharded_global: on_error decides when Redis times out") {
 }
 
 TEST_CASE("sharded_global: parameters, defaults and the bound on shards") {
-  const StrategyInfo info = sharded_global_info();
+  const StrategyInfo& info = *find_strategy("sharded_global");
   std::string field, error;
   const auto resolved = resolve_params(info, nlohmann::json::object(), field, error);
   REQUIRE(resolved);

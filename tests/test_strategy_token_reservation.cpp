@@ -31,7 +31,7 @@ void queue_claims_together(HybridHarness& h) {
 }  // namespace
 
 TEST_CASE("token_reservation: two instances, batch 3, limit 5, claims apart") {
-  HybridHarness h(token_reservation_info(), kUser5, R"({"batch": 3})", {0, 0});
+  HybridHarness h(*find_strategy("token_reservation"), kUser5, R"({"batch": 3})", {0, 0});
   h.request(0, 0);       // A: INCRBY 3 -> 3, granted 3 (one round trip), spends 1
   h.request(10'000, 0);  // A spends
   h.request(20'000, 0);  // A spends
@@ -62,7 +62,7 @@ TEST_CASE("token_reservation: claims in flight together see each other's inflate
   // 11.5 ms) and keeps 2; C gives back 4 (at 11.7 ms) and keeps nothing. The counter ends at 4
   // although 3 + 2 = 5 tokens are out: C's give-back undid one of B's tokens. D (instance 3)
   // claims at 20 ms and gets that token: 6 tokens in a window of limit 5.
-  HybridHarness h(token_reservation_info(), kUser5, R"({"batch": 3})", {0, 0, 0, 0});
+  HybridHarness h(*find_strategy("token_reservation"), kUser5, R"({"batch": 3})", {0, 0, 0, 0});
   queue_claims_together(h);
   const auto decisions = h.run();
   CHECK(h.pattern() == "1101111");
@@ -75,7 +75,7 @@ TEST_CASE("token_reservation: claims in flight together see each other's inflate
 
 TEST_CASE("local_budget's script has no such race") {
   // The same traffic with the Lua claim: C's script runs after B's and finds the counter at 5.
-  HybridHarness h(local_budget_info(), kUser5, R"({"batch": 3})", {0, 0, 0, 0});
+  HybridHarness h(*find_strategy("local_budget"), kUser5, R"({"batch": 3})", {0, 0, 0, 0});
   queue_claims_together(h);
   h.run();
   CHECK(h.pattern() == "1100111");
@@ -85,8 +85,8 @@ TEST_CASE("local_budget's script has no such race") {
 
 TEST_CASE("token_reservation: a lost INCRBY reply keeps the tokens counted in Redis") {
   // Round trip 5 ms, timeout 1 ms: the INCRBY runs at 2.5 ms, after the client gave up.
-  HybridHarness h(token_reservation_info(), kUser5, R"({"batch": 3, "on_error": "deny"})", {0},
-                  5000, 1000);
+  HybridHarness h(*find_strategy("token_reservation"), kUser5,
+                  R"({"batch": 3, "on_error": "deny"})", {0}, 5000, 1000);
   h.request(0);
   const auto decisions = h.run();
   CHECK_FALSE(decisions[0].allowed);
@@ -96,11 +96,11 @@ TEST_CASE("token_reservation: a lost INCRBY reply keeps the tokens counted in Re
 }
 
 TEST_CASE("token_reservation: parameters as local_budget") {
-  const StrategyInfo info = token_reservation_info();
+  const StrategyInfo& info = *find_strategy("token_reservation");
   std::vector<std::string> names, lb_names;
   for (const auto& p : info.params) names.push_back(p.name);
-  for (const auto& p : local_budget_info().params) lb_names.push_back(p.name);
+  for (const auto& p : find_strategy("local_budget")->params) lb_names.push_back(p.name);
   CHECK(names == lb_names);
-  CHECK(names ==
-        std::vector<std::string>{"batch", "reset_on_window", "on_error", "clock", "clock_refresh"});
+  CHECK(names == std::vector<std::string>{"batch", "reset_on_window", "on_error", "clock",
+                                          "clock_refresh", "divisor", "breaker"});
 }

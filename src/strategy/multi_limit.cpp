@@ -3,6 +3,7 @@
 // pipelined: all 2 x L commands in one round trip; otherwise one round trip per limit. Denied when
 // any count exceeds its limit. This file also holds the helpers the four hybrid strategies share.
 #include "strategy/clock_source.h"
+#include "strategy/error_policy.h"
 #include "strategy/hybrid.h"
 #include "strategy/reply_check.h"
 
@@ -50,7 +51,7 @@ class MultiLimit final : public Strategy {
       : env_(std::move(env)),
         prefixes_(redis_key_prefixes(env_.limits)),
         pipelined_(env_.params.at("pipelined").get<bool>()),
-        fail_open_(env_.params.at("on_error") == "allow"),
+        fail_open_(skips_failed_limit(error_policy_of(env_.params))),
         clock_(env_.params, env_.sim, env_.redis) {}
 
   Task<Decision> decide(Request request, const Instance& instance) override {

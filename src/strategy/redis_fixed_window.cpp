@@ -3,6 +3,7 @@
 //   if count == 1: EXPIRE rl:user:42:<window> <2 * window>
 //   allowed while count <= limit
 #include "strategy/clock_source.h"
+#include "strategy/error_policy.h"
 #include "strategy/hybrid.h"
 #include "strategy/registry.h"
 #include "strategy/reply_check.h"
@@ -19,7 +20,7 @@ class RedisFixedWindow final : public Strategy {
   explicit RedisFixedWindow(StrategyEnv env, Target target = Target::kSingle)
       : env_(std::move(env)),
         prefixes_(redis_key_prefixes(env_.limits)),
-        fail_open_(env_.params.at("on_error") == "allow"),
+        fail_open_(skips_failed_limit(error_policy_of(env_.params))),
         target_(target),
         clock_(env_.params, env_.sim, env_.redis) {}
 

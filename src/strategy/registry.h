@@ -43,7 +43,7 @@ struct StrategyInfo {
 };
 
 const std::vector<StrategyInfo>& strategy_registry();
-// The `on_error` parameter every Redis strategy takes: allow (fail open) or deny (fail closed).
+// The `on_error` parameter every Redis strategy takes (strategy/error_policy.h).
 ParamSpec on_error_param();
 const StrategyInfo* find_strategy(std::string_view name);
 // "in_memory, redis_fixed_window, ...": every registered name, for error messages.

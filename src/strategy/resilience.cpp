@@ -10,18 +10,6 @@
 
 namespace rlsim {
 
-const char* to_string(ErrorPolicy policy) {
-  switch (policy) {
-    case ErrorPolicy::kFailOpen:
-      return "fail_open";
-    case ErrorPolicy::kFailClosed:
-      return "fail_closed";
-    case ErrorPolicy::kLocalFallback:
-      return "local_fallback";
-  }
-  return "?";
-}
-
 const char* to_string(CircuitBreaker::State state) {
   switch (state) {
     case CircuitBreaker::State::kClosed:
@@ -137,10 +125,7 @@ bool check_resilience(const nlohmann::json& params, std::string& field, std::str
 
 ResilienceSpec resilience_spec(const nlohmann::json& params, int initial_instances) {
   ResilienceSpec spec;
-  const std::string on_error = params.at("on_error").get<std::string>();
-  spec.policy = on_error == "local_fallback"                      ? ErrorPolicy::kLocalFallback
-                : on_error == "fail_closed" || on_error == "deny" ? ErrorPolicy::kFailClosed
-                                                                  : ErrorPolicy::kFailOpen;
+  spec.policy = error_policy_of(params);
   const std::int64_t divisor = params.value("divisor", std::int64_t{0});
   spec.divisor = divisor > 0 ? static_cast<int>(divisor) : std::max(1, initial_instances);
   std::string field, error;
@@ -184,11 +169,9 @@ void add_resilience(StrategyInfo& info) {
   auto make = info.make;
   info.make = [make](StrategyEnv env) -> std::unique_ptr<Strategy> {
     const ResilienceSpec spec = resilience_spec(env.params, env.initial_instances);
-    // The strategy itself only knows allow (skip a failed limit) and deny; the policy decides the
-    // rest from its decision.
-    StrategyEnv inner_env = env;
-    inner_env.params["on_error"] = spec.policy == ErrorPolicy::kFailClosed ? "deny" : "allow";
-    auto inner = make(std::move(inner_env));
+    // The strategy itself skips a failed limit or denies (skips_failed_limit); the policy decides
+    // the rest from its decision.
+    auto inner = make(env);
     return std::make_unique<ResilientStrategy>(std::move(env), std::move(inner), spec);
   };
 }

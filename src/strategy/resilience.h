@@ -16,15 +16,13 @@
 #include <utility>
 #include <vector>
 
+#include "strategy/error_policy.h"
 #include "strategy/strategy.h"
 
 namespace rlsim {
 
 struct ParamSpec;
 struct StrategyInfo;
-
-enum class ErrorPolicy { kFailOpen, kFailClosed, kLocalFallback };
-const char* to_string(ErrorPolicy policy);
 
 struct BreakerSpec {
   bool enabled = false;

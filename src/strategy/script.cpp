@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "core/sha1.h"
+#include "strategy/error_policy.h"
 
 namespace rlsim {
 
@@ -60,7 +61,7 @@ PerLimitScriptStrategy::PerLimitScriptStrategy(StrategyEnv env, Script script)
     : env_(std::move(env)),
       prefixes_(redis_key_prefixes(env_.limits)),
       script_(std::move(script)),
-      fail_open_(env_.params.at("on_error") == "allow"),
+      fail_open_(skips_failed_limit(error_policy_of(env_.params))),
       clock_(env_.params, env_.sim, env_.redis) {}
 
 Task<Decision> PerLimitScriptStrategy::decide(Request request, const Instance& instance) {

@@ -9,6 +9,7 @@
 
 #include "core/check.h"
 #include "strategy/clock_source.h"
+#include "strategy/error_policy.h"
 #include "strategy/hybrid.h"
 #include "strategy/reply_check.h"
 
@@ -26,7 +27,7 @@ class ShardedGlobal final : public Strategy {
         shards_(env_.params.at("shards").get<std::int64_t>()),
         read_after_incr_(env_.params.at("read") == "after_incr"),
         hash_tags_(env_.params.at("hash_tags").get<bool>()),
-        fail_open_(env_.params.at("on_error") == "allow"),
+        fail_open_(skips_failed_limit(error_policy_of(env_.params))),
         clock_(env_.params, env_.sim, env_.redis),
         increments_(env_.limits.size()) {
     RLSIM_CHECK(shards_ <= kMaxShards);  // the registry's check rejected larger values

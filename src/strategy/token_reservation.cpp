@@ -6,6 +6,7 @@
 // none, and the excess each one gives back can undo another instance's claim.
 #include <algorithm>
 
+#include "strategy/error_policy.h"
 #include "strategy/hybrid.h"
 #include "strategy/reply_check.h"
 
@@ -36,7 +37,7 @@ BatchBudget::BatchBudget(StrategyEnv env)
     : env_(std::move(env)),
       batch_(env_.params.at("batch").get<std::int64_t>()),
       prefixes_(redis_key_prefixes(env_.limits)),
-      fail_open_(env_.params.at("on_error") == "allow"),
+      fail_open_(skips_failed_limit(error_policy_of(env_.params))),
       reset_on_window_(env_.params.at("reset_on_window").get<bool>()),
       clock_(env_.params, env_.sim, env_.redis) {}
 
