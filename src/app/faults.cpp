@@ -123,7 +123,7 @@ FaultSchedule::FaultSchedule(const Scenario& scenario, Simulator& sim, Deploymen
       active_(scenario.faults.size(), false),
       windows_(scenario.faults.size()),
       stopped_(scenario.faults.size(), 0),
-      resilient_(dynamic_cast<const ResilientStrategy*>(&strategy)) {
+      resilient_(strategy.resilience()) {
   for (std::uint32_t r = 0; r < deployment.region_count(); ++r)
     servers_.push_back(&deployment.region_server(r));
 }
@@ -169,8 +169,7 @@ FaultSchedule::Snapshot FaultSchedule::snapshot() const {
     s.false_denials += limit.false_denials;
   }
   s.waited_full_timeout = waited_full_timeout_;
-  if (const auto* resilient = dynamic_cast<const ResilientStrategy*>(&strategy_))
-    s.fallback_decisions = resilient->fallback_decisions();
+  if (resilient_ != nullptr) s.fallback_decisions = resilient_->fallback_decisions();
   return s;
 }
 

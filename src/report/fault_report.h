@@ -3,7 +3,7 @@
 // node, the resilience policy, each fault window). Pure function of the results.
 #include <string>
 
-#include "report/report.h"
+#include "report/results.h"
 #include "report/svg_chart.h"
 
 namespace rlsim {

@@ -77,17 +77,6 @@ svg.chart{width:100%;height:auto;max-width:1000px;display:block;margin:1rem 0}
 
 }  // namespace
 
-std::string format_ratio(double ratio) {
-  // Three decimals where two would show an overshoot as "1.00x".
-  return ratio > 1.0001 && ratio < 1.005 ? fmt::format("{:.3f}x", ratio)
-                                         : fmt::format("{:.2f}x", ratio);
-}
-
-std::string verdict(double overshoot) {
-  if (overshoot <= 1.0001) return "holds the limit";
-  return format_ratio(overshoot) + " the limit";
-}
-
 std::vector<Chart> report_charts(const RunResult& result) {
   const Scenario& scenario = *result.scenario;
   const TimeAxis axis = time_axis(scenario);

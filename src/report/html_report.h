@@ -4,7 +4,8 @@
 // cost. Pure function of the results; same input, same bytes.
 #include <string>
 
-#include "report/report.h"
+#include "report/results.h"
+#include "report/rounding.h"
 #include "report/svg_chart.h"
 
 namespace rlsim {
@@ -21,11 +22,6 @@ std::vector<Chart> report_charts(const RunResult& result);
 // Time in units of `divisor_us` named `unit` ("minutes").
 void append_detail_charts(const RunResult& result, double divisor_us, const std::string& unit,
                           std::vector<Chart>& charts);
-
-// A one-line verdict on a strategy's worst overshoot ("holds the limit", "10.00x the limit").
-std::string verdict(double overshoot);
-// A ratio as "1.34x", with three decimals where two would hide an overshoot ("1.004x").
-std::string format_ratio(double ratio);
 
 }  // namespace rlsim
 

@@ -3,7 +3,7 @@
 // line, the same in the terminal table, report.html and report.md.
 #include <string>
 
-#include "report/report.h"
+#include "report/results.h"
 
 namespace rlsim {
 

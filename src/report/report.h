@@ -2,60 +2,11 @@
 // Report renderers: the JSON report (a stable contract: later versions add fields, never rename)
 // and the human-readable table. Pure functions of the results; same input, same bytes.
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
-#include <utility>
-#include <vector>
 
-#include "oracle/oracle.h"
-#include "scenario/model.h"
+#include "report/results.h"
 
 namespace rlsim {
-
-struct StrategyResult {
-  std::string label;
-  std::string name;
-  OracleTotals totals;
-  std::uint64_t redis_commands = 0;
-  std::uint64_t redis_round_trips = 0;
-  std::uint64_t redis_timeouts = 0;
-  std::size_t redis_keys_at_end = 0;
-  std::vector<std::pair<TimeUs, int>> instance_counts;  // (true time, active count) at each change
-  nlohmann::ordered_json strategy_metrics =
-      nlohmann::ordered_json::object();  // Strategy::write_metrics
-  // Fields appended to the strategy's report object as they are (app/faults.cpp: the fault
-  // windows, the Redis node's figures, the resilience policy's).
-  nlohmann::ordered_json extra_fields = nlohmann::ordered_json::object();
-  nlohmann::ordered_json clock;    // clock attribution and error series, or null (docs/clocks.md)
-  nlohmann::ordered_json regions;  // per region, or null (docs/regions.md)
-  // An FNV-1a-style hash over the decision stream (request id, decision time, allowed, denied_by,
-  // error) in decision order: two runs with equal digests made the same decisions at the same
-  // times.
-  std::uint64_t decision_digest = 0;
-  // The digest after every kDigestInterval decisions, so that two runs that differ can be told
-  // apart at the first interval where they diverge (--check-determinism).
-  struct DigestCheckpoint {
-    std::uint64_t decisions = 0;  // decisions made so far
-    TimeUs time_us = 0;           // virtual time of the last of them
-    std::uint64_t digest = 0;
-  };
-  static constexpr std::uint64_t kDigestInterval = 4096;
-  std::vector<DigestCheckpoint> digest_checkpoints;
-  // The real Redis the run used and its health (app/backend.h); null on the embedded Redis.
-  nlohmann::ordered_json backend;
-  // Set when a SIGINT stopped this run early: the traffic stopped at this virtual time
-  // (app/interrupt.h).
-  std::optional<TimeUs> stopped_at_us;
-};
-
-struct RunResult {
-  const Scenario* scenario = nullptr;
-  std::uint64_t seed = 0;
-  std::vector<StrategyResult> strategies;
-  // Null, or why and where the run stopped early (app/interrupt.h: {"reason", "stopped_at_s",
-  // "strategy" or "strategies", "not_run"}); rendered first in every report (report/partial.h).
-  nlohmann::ordered_json partial;
-};
 
 nlohmann::ordered_json report_json(const RunResult& result);
 

@@ -1,7 +1,10 @@
 #pragma once
-// How the reports round ratios, shared by report.cpp and the sections other layers add (clock
-// attribution, regions).
+// How the reports round and write ratios, shared by report.cpp, the renderers and the sections
+// other layers add (clock attribution, regions).
+#include <fmt/format.h>
+
 #include <cmath>
+#include <string>
 
 namespace rlsim {
 
@@ -13,5 +16,17 @@ inline double round4(double value) {
 // Rounds a rate in [0, 1] to 8 decimals: error rates of interest are around 0.00003 (0.003%),
 // which 4 decimals would show as 0.
 inline double round8(double value) { return static_cast<double>(std::llround(value * 1e8)) / 1e8; }
+
+// A ratio as "1.34x", with three decimals where two would show an overshoot as "1.00x" ("1.004x").
+inline std::string format_ratio(double ratio) {
+  return ratio > 1.0001 && ratio < 1.005 ? fmt::format("{:.3f}x", ratio)
+                                         : fmt::format("{:.2f}x", ratio);
+}
+
+// A one-line verdict on a strategy's worst overshoot ("holds the limit", "10.00x the limit").
+inline std::string verdict(double overshoot) {
+  if (overshoot <= 1.0001) return "holds the limit";
+  return format_ratio(overshoot) + " the limit";
+}
 
 }  // namespace rlsim

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "report/html_report.h"
+#include "report/rounding.h"
 
 namespace rlsim {
 

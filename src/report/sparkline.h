@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "report/report.h"
+#include "report/results.h"
 
 namespace rlsim {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "report/report.h"
+#include "report/results.h"
 #include "report/svg_chart.h"
 
 namespace rlsim {

@@ -102,6 +102,7 @@ class ResilientStrategy final : public Strategy {
   void on_instance_start(const Instance& instance) override;
   void on_instance_stop(const Instance& instance) override;
   void write_metrics(nlohmann::ordered_json& out) const override;
+  const ResilientStrategy* resilience() const override { return this; }
 
   const ResilienceSpec& spec() const { return spec_; }
   // Decisions the policy made instead of Redis: after a failed call, or with the breaker open.

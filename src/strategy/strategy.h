@@ -45,6 +45,8 @@ struct StrategyEnv {
   Deployment* deployment = nullptr;
 };
 
+class ResilientStrategy;
+
 class Strategy : public InstanceObserver {
  public:
   virtual ~Strategy() = default;
@@ -55,6 +57,9 @@ class Strategy : public InstanceObserver {
   // Called once after the run's last decision: strategy-specific counters (e.g. tokens claimed and
   // wasted) added to the report under "strategy_metrics". Values must be deterministic.
   virtual void write_metrics(nlohmann::ordered_json& out) const { (void)out; }
+  // The resilience decorator (strategy/resilience.h) when this strategy is one, else null: the
+  // run's fault windows count its fallback decisions and report its policy.
+  virtual const ResilientStrategy* resilience() const { return nullptr; }
   // Non-empty when a user-caused failure makes the rest of the run meaningless (a script that does
   // not compile or exceeds its instruction budget). The run stops and rlsim exits with
   // exit_code::kScriptError, printing this message (which names the script).
