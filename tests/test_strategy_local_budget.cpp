@@ -2,33 +2,37 @@
 // claim in flight, instance stops; on small traffic computed by hand (round trip 1 ms).
 #include <catch2/catch.hpp>
 
-#include "hybrid_harness.h"
+#include "strategy_harness.h"
 
 using namespace rlsim;
-using rlsim::testing::HybridHarness;
+using rlsim::testing::StrategyHarness;
 
 namespace {
 
 const char* kUser5 = R"({"name": "per_user", "key": "user", "limit": 5, "window": "1s"})";
 const char* kKey = "rl:user:0:1750032000";  // user 0's counter for true time [0, 1 s)
 
-std::int64_t metric(const HybridHarness& h, const char* name) {
+std::int64_t metric(const StrategyHarness& h, const char* name) {
   return h.metrics()[name].get<std::int64_t>();
 }
 
 }  // namespace
 
 TEST_CASE("local_budget: two instances, batch 3, limit 5") {
-  HybridHarness h(*find_strategy("local_budget"), kUser5, R"({"batch": 3})", {0, 0});
+  StrategyHarness h(*find_strategy("local_budget"), kUser5, R"({"batch": 3})", {0, 0});
   // A = instance 0, B = instance 1, all user 0.
-  h.request(0, 0);       // A claims: INCRBY 3 -> 3, granted 3, spends 1 (A holds 2)
-  h.request(10'000, 0);  // A spends (1 left)
-  h.request(20'000, 0);  // A spends (0 left)
-  h.request(30'000, 1);  // B claims: 6 > 5, DECRBY 1, granted 2, spends 1 (B holds 1)
-  h.request(40'000, 1);  // B spends (0 left)
-  h.request(50'000, 0);  // A claims: 8 > 5, DECRBY 3, granted 0: denied, A marks the key full
-  h.request(60'000, 0);  // A: full in this window, denied without asking Redis
-  h.request(70'000, 1);  // B claims: granted 0, denied
+  h.request(0, /*user=*/0,
+            /*instance=*/0);  // A claims: INCRBY 3 -> 3, granted 3, spends 1 (A holds 2)
+  h.request(10'000, /*user=*/0, /*instance=*/0);  // A spends (1 left)
+  h.request(20'000, /*user=*/0, /*instance=*/0);  // A spends (0 left)
+  h.request(30'000, /*user=*/0,
+            /*instance=*/1);  // B claims: 6 > 5, DECRBY 1, granted 2, spends 1 (B holds 1)
+  h.request(40'000, /*user=*/0, /*instance=*/1);  // B spends (0 left)
+  h.request(50'000, /*user=*/0,
+            /*instance=*/0);  // A claims: 8 > 5, DECRBY 3, granted 0: denied, A marks the key full
+  h.request(60'000, /*user=*/0,
+            /*instance=*/0);  // A: full in this window, denied without asking Redis
+  h.request(70'000, /*user=*/0, /*instance=*/1);  // B claims: granted 0, denied
   const auto decisions = h.run();
   CHECK(h.pattern() == "11111000");
   for (std::size_t k = 5; k < 8; ++k) CHECK(decisions[k].denied_by == 0);
@@ -54,12 +58,12 @@ TEST_CASE("local_budget: two instances, batch 3, limit 5") {
 TEST_CASE("local_budget: reset_on_window drops old tokens, without it they are carried over") {
   // One instance, batch 3, limit 5: a request at 0 leaves 2 tokens of window 0; six requests in
   // window 1 at 1000, 1010, ..., 1050 ms.
-  const auto queue = [](HybridHarness& h) {
+  const auto queue = [](StrategyHarness& h) {
     h.request(0);
     for (int k = 0; k < 6; ++k) h.request(1'000'000 + 10'000 * k);
   };
   SECTION("reset_on_window true") {
-    HybridHarness h(*find_strategy("local_budget"), kUser5, R"({"batch": 3})");
+    StrategyHarness h(*find_strategy("local_budget"), kUser5, R"({"batch": 3})");
     queue(h);
     // Window 1: the 2 old tokens are dropped (wasted); claims of 3 and 2 (capped) admit 5; the
     // sixth request's claim gets nothing.
@@ -72,8 +76,8 @@ TEST_CASE("local_budget: reset_on_window drops old tokens, without it they are c
     CHECK(h.get("rl:user:0:1750032001") == "\"5\"");
   }
   SECTION("reset_on_window false") {
-    HybridHarness h(*find_strategy("local_budget"), kUser5,
-                    R"({"batch": 3, "reset_on_window": false})");
+    StrategyHarness h(*find_strategy("local_budget"), kUser5,
+                      R"({"batch": 3, "reset_on_window": false})");
     queue(h);
     // Window 1: the 2 carried tokens admit 1000 and 1010 ms, then claims of 3 (1020-1040) and 2
     // (1050, one left over): 6 admitted in a window of limit 5.
@@ -87,7 +91,7 @@ TEST_CASE("local_budget: reset_on_window drops old tokens, without it they are c
 }
 
 TEST_CASE("local_budget: requests wait for the claim in flight instead of claiming again") {
-  HybridHarness h(*find_strategy("local_budget"), kUser5, R"({"batch": 3})");
+  StrategyHarness h(*find_strategy("local_budget"), kUser5, R"({"batch": 3})");
   h.request(0);
   h.request(300);
   h.request(600);
@@ -104,10 +108,10 @@ TEST_CASE("local_budget: requests wait for the claim in flight instead of claimi
 }
 
 TEST_CASE("local_budget: a stopped instance's tokens are wasted") {
-  HybridHarness h(*find_strategy("local_budget"), kUser5, R"({"batch": 3})", {0, 0});
-  h.request(0, 0);  // instance 0 claims 3, spends 1
+  StrategyHarness h(*find_strategy("local_budget"), kUser5, R"({"batch": 3})", {0, 0});
+  h.request(0, /*user=*/0, /*instance=*/0);  // instance 0 claims 3, spends 1
   h.stop(100'000, 0);
-  h.request(200'000, 1);  // instance 1 claims what is left: 2
+  h.request(200'000, /*user=*/0, /*instance=*/1);  // instance 1 claims what is left: 2
   h.run();
   CHECK(h.pattern() == "11");
   CHECK(metric(h, "tokens_claimed") == 5);
@@ -118,10 +122,10 @@ TEST_CASE("local_budget: a stopped instance's tokens are wasted") {
 
 TEST_CASE("local_budget: a request denied by a later limit gives its tokens back") {
   // Global 10/s checked first, then per user 1/s; batch 3.
-  HybridHarness h(*find_strategy("local_budget"),
-                  R"({"name": "global", "key": "global", "limit": 10, "window": "1s"},
+  StrategyHarness h(*find_strategy("local_budget"),
+                    R"({"name": "global", "key": "global", "limit": 10, "window": "1s"},
                      {"name": "per_user", "key": "user", "limit": 1, "window": "1s"})",
-                  R"({"batch": 3})");
+                    R"({"batch": 3})");
   h.request(0);       // global: claim 3, take 1; user: claim 3 -> 3 > 1, granted 1, take it
   h.request(10'000);  // global: take 1; user: claim -> granted 0: denied, the global token returns
   h.request(20'000);  // global: take 1; user: full in this window: denied, token returns again
@@ -139,8 +143,8 @@ TEST_CASE("local_budget: on_error decides when Redis times out") {
   // Made without the resilience decorator: fail_open must admit as its old name allow does.
   for (const char* on_error : {"allow", "deny", "fail_open", "fail_closed"}) {
     INFO(on_error);
-    HybridHarness h(*find_strategy("local_budget"), kUser5,
-                    fmt::format(R"({{"on_error": "{}"}})", on_error), {0}, 5000, 1000);
+    StrategyHarness h(*find_strategy("local_budget"), kUser5,
+                      fmt::format(R"({{"on_error": "{}"}})", on_error), {0}, 5000, 1000);
     h.request(0);
     h.request(10'000);  // nothing was granted: it claims again (and times out again)
     const auto decisions = h.run();

@@ -1,10 +1,10 @@
 // multi_limit: decisions, round trips and latency on small traffic computed by hand.
 #include <catch2/catch.hpp>
 
-#include "hybrid_harness.h"
+#include "strategy_harness.h"
 
 using namespace rlsim;
-using rlsim::testing::HybridHarness;
+using rlsim::testing::StrategyHarness;
 
 namespace {
 
@@ -15,9 +15,9 @@ const char* kThreeLimits =
        {"name": "per_endpoint", "key": "endpoint", "limit": 10, "window": "1s"})";
 
 // Users 0 and 1 share IP 0: user 0 at 0, 10, 20 ms, user 1 at 30, 40 ms (round trip 1 ms).
-void queue_two_users_one_ip(HybridHarness& h) {
-  for (int k = 0; k < 3; ++k) h.request(10'000 * k, 0, /*user=*/0);
-  for (int k = 3; k < 5; ++k) h.request(10'000 * k, 0, /*user=*/1);
+void queue_two_users_one_ip(StrategyHarness& h) {
+  for (int k = 0; k < 3; ++k) h.request(10'000 * k, /*user=*/0, /*instance=*/0);
+  for (int k = 3; k < 5; ++k) h.request(10'000 * k, /*user=*/1, /*instance=*/0);
 }
 
 }  // namespace
@@ -25,8 +25,8 @@ void queue_two_users_one_ip(HybridHarness& h) {
 TEST_CASE("multi_limit: every limit counts, the first over denies") {
   for (const bool pipelined : {true, false}) {
     INFO("pipelined " << pipelined);
-    HybridHarness h(*find_strategy("multi_limit"), kThreeLimits,
-                    pipelined ? R"({"pipelined": true})" : R"({"pipelined": false})");
+    StrategyHarness h(*find_strategy("multi_limit"), kThreeLimits,
+                      pipelined ? R"({"pipelined": true})" : R"({"pipelined": false})");
     queue_two_users_one_ip(h);
     const auto decisions = h.run();
     // User 0: counts 1, 2, 3 (third over its 2). The IP counter sees every request: 1..5, so user
@@ -53,8 +53,8 @@ TEST_CASE("multi_limit: every limit counts, the first over denies") {
 }
 
 TEST_CASE("multi_limit: windows that are not whole seconds use PEXPIRE") {
-  HybridHarness h(*find_strategy("multi_limit"),
-                  R"({"name": "burst", "key": "user", "limit": 1, "window": "500ms"})", "{}");
+  StrategyHarness h(*find_strategy("multi_limit"),
+                    R"({"name": "burst", "key": "user", "limit": 1, "window": "500ms"})", "{}");
   h.request(0);
   h.request(100'000);
   h.request(600'000);  // the next 500 ms window
@@ -69,8 +69,8 @@ TEST_CASE("multi_limit: on_error decides when Redis times out") {
   // Round trip 5 ms, timeout 1 ms: every call times out.
   for (const char* on_error : {"allow", "deny"}) {
     INFO(on_error);
-    HybridHarness h(*find_strategy("multi_limit"), kThreeLimits,
-                    fmt::format(R"({{"on_error": "{}"}})", on_error), {0}, 5000, 1000);
+    StrategyHarness h(*find_strategy("multi_limit"), kThreeLimits,
+                      fmt::format(R"({{"on_error": "{}"}})", on_error), {0}, 5000, 1000);
     h.request(0);
     const auto decisions = h.run();
     CHECK(decisions[0].error);

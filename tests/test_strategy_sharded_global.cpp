@@ -2,10 +2,10 @@
 // hand.
 #include <catch2/catch.hpp>
 
-#include "hybrid_harness.h"
+#include "strategy_harness.h"
 
 using namespace rlsim;
-using rlsim::testing::HybridHarness;
+using rlsim::testing::StrategyHarness;
 
 namespace {
 
@@ -13,7 +13,7 @@ const char* kGlobal5 = R"({"name": "global", "key": "global", "limit": 5, "windo
 const char* kGlobal1 = R"({"name": "global", "key": "global", "limit": 1, "window": "1s"})";
 
 // The sum of GET over the shard keys of window 1750032000 (true time 0 to 1 s).
-std::int64_t shard_sum(HybridHarness& h, int shards, bool hash_tags) {
+std::int64_t shard_sum(StrategyHarness& h, int shards, bool hash_tags) {
   std::int64_t total = 0;
   for (int k = 0; k < shards; ++k) {
     const std::string key = hash_tags ? fmt::format("rl:{{global-s{}}}:1750032000", k)
@@ -29,10 +29,10 @@ std::int64_t shard_sum(HybridHarness& h, int shards, bool hash_tags) {
 TEST_CASE("sharded_global: the total over all shards holds the limit") {
   for (const bool hash_tags : {false, true}) {
     INFO("hash_tags " << hash_tags);
-    HybridHarness h(*find_strategy("sharded_global"), kGlobal5,
-                    fmt::format(R"({{"shards": 3, "hash_tags": {}}})", hash_tags), {0, 0});
+    StrategyHarness h(*find_strategy("sharded_global"), kGlobal5,
+                      fmt::format(R"({{"shards": 3, "hash_tags": {}}})", hash_tags), {0, 0});
     // 7 requests 10 ms apart, alternating instances: totals read 1..7, the first 5 pass.
-    for (int k = 0; k < 7; ++k) h.request(10'000 * k, k % 2, /*user=*/k);
+    for (int k = 0; k < 7; ++k) h.request(10'000 * k, /*user=*/k, /*instance=*/k % 2);
     const auto decisions = h.run();
     CHECK(h.pattern() == "1111100");
     for (int k = 0; k < 7; ++k) {
@@ -62,10 +62,10 @@ TEST_CASE("sharded_global: reading after the INCR counts what others added meanw
   // request 1 arrives at 0.5 ms, its INCR runs at 1 ms.
   for (const char* read : {"pipelined", "after_incr"}) {
     INFO(read);
-    HybridHarness h(*find_strategy("sharded_global"), kGlobal1,
-                    fmt::format(R"({{"shards": 2, "read": "{}"}})", read), {0, 0});
-    h.request(0, 0);
-    h.request(500, 1, /*user=*/1);
+    StrategyHarness h(*find_strategy("sharded_global"), kGlobal1,
+                      fmt::format(R"({{"shards": 2, "read": "{}"}})", read), {0, 0});
+    h.request(0, /*user=*/0, /*instance=*/0);
+    h.request(500, /*user=*/1, /*instance=*/1);
     const auto decisions = h.run();
     if (std::string(read) == "pipelined") {
       // Each MGET runs right behind its INCR: totals 1 and 2.
@@ -87,10 +87,10 @@ TEST_CASE("sharded_global: reading after the INCR counts what others added meanw
 }
 
 TEST_CASE("sharded_global: limits not keyed on global keep a plain counter") {
-  HybridHarness h(*find_strategy("sharded_global"),
-                  R"({"name": "per_user", "key": "user", "limit": 2, "window": "1s"},
+  StrategyHarness h(*find_strategy("sharded_global"),
+                    R"({"name": "per_user", "key": "user", "limit": 2, "window": "1s"},
          {"name": "global", "key": "global", "limit": 100, "window": "1s"})",
-                  R"({"shards": 4})");
+                    R"({"shards": 4})");
   for (int k = 0; k < 3; ++k) h.request(10'000 * k);
   const auto decisions = h.run();
   CHECK(h.pattern() == "110");
@@ -105,8 +105,8 @@ TEST_CASE("sharded_global: limits not keyed on global keep a plain counter") {
 TEST_CASE("sharded_global: on_error decides when Redis times out") {
   for (const char* on_error : {"allow", "deny"}) {
     INFO(on_error);
-    HybridHarness h(*find_strategy("sharded_global"), kGlobal5,
-                    fmt::format(R"({{"on_error": "{}"}})", on_error), {0}, 5000, 1000);
+    StrategyHarness h(*find_strategy("sharded_global"), kGlobal5,
+                      fmt::format(R"({{"on_error": "{}"}})", on_error), {0}, 5000, 1000);
     h.request(0);
     const auto decisions = h.run();
     CHECK(decisions[0].error);

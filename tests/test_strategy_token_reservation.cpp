@@ -2,44 +2,47 @@
 // race between instances that claim at the same time; small traffic computed by hand.
 #include <catch2/catch.hpp>
 
-#include "hybrid_harness.h"
+#include "strategy_harness.h"
 
 using namespace rlsim;
-using rlsim::testing::HybridHarness;
+using rlsim::testing::StrategyHarness;
 
 namespace {
 
 const char* kUser5 = R"({"name": "per_user", "key": "user", "limit": 5, "window": "1s"})";
 const char* kKey = "rl:user:0:1750032000";
 
-std::int64_t metric(const HybridHarness& h, const char* name) {
+std::int64_t metric(const StrategyHarness& h, const char* name) {
   return h.metrics()[name].get<std::int64_t>();
 }
 
 // A (instance 0) claims at 0; B and C (instances 1, 2) claim 0.2 ms apart at 10 ms; D (instance 3)
 // claims at 20 ms; then A spends its two other tokens and B its second.
-void queue_claims_together(HybridHarness& h) {
-  h.request(0, 0);
-  h.request(10'000, 1);
-  h.request(10'200, 2);
-  h.request(20'000, 3);
-  h.request(21'000, 0);
-  h.request(22'000, 0);
-  h.request(23'000, 1);
+void queue_claims_together(StrategyHarness& h) {
+  h.request(0, /*user=*/0, /*instance=*/0);
+  h.request(10'000, /*user=*/0, /*instance=*/1);
+  h.request(10'200, /*user=*/0, /*instance=*/2);
+  h.request(20'000, /*user=*/0, /*instance=*/3);
+  h.request(21'000, /*user=*/0, /*instance=*/0);
+  h.request(22'000, /*user=*/0, /*instance=*/0);
+  h.request(23'000, /*user=*/0, /*instance=*/1);
 }
 
 }  // namespace
 
 TEST_CASE("token_reservation: two instances, batch 3, limit 5, claims apart") {
-  HybridHarness h(*find_strategy("token_reservation"), kUser5, R"({"batch": 3})", {0, 0});
-  h.request(0, 0);       // A: INCRBY 3 -> 3, granted 3 (one round trip), spends 1
-  h.request(10'000, 0);  // A spends
-  h.request(20'000, 0);  // A spends
-  h.request(30'000, 1);  // B: INCRBY -> 6 > 5, DECRBY 1 (second round trip), granted 2
-  h.request(40'000, 1);  // B spends
-  h.request(50'000, 0);  // A: INCRBY -> 8, DECRBY 3, granted 0: denied, key marked full on A
-  h.request(60'000, 0);  // A: full, denied locally
-  h.request(70'000, 1);  // B: granted 0, denied
+  StrategyHarness h(*find_strategy("token_reservation"), kUser5, R"({"batch": 3})", {0, 0});
+  h.request(0, /*user=*/0,
+            /*instance=*/0);  // A: INCRBY 3 -> 3, granted 3 (one round trip), spends 1
+  h.request(10'000, /*user=*/0, /*instance=*/0);  // A spends
+  h.request(20'000, /*user=*/0, /*instance=*/0);  // A spends
+  h.request(30'000, /*user=*/0,
+            /*instance=*/1);  // B: INCRBY -> 6 > 5, DECRBY 1 (second round trip), granted 2
+  h.request(40'000, /*user=*/0, /*instance=*/1);  // B spends
+  h.request(50'000, /*user=*/0,
+            /*instance=*/0);  // A: INCRBY -> 8, DECRBY 3, granted 0: denied, key marked full on A
+  h.request(60'000, /*user=*/0, /*instance=*/0);  // A: full, denied locally
+  h.request(70'000, /*user=*/0, /*instance=*/1);  // B: granted 0, denied
   const auto decisions = h.run();
   CHECK(h.pattern() == "11111000");
   CHECK(decisions[7].denied_by == 0);
@@ -62,7 +65,7 @@ TEST_CASE("token_reservation: claims in flight together see each other's inflate
   // 11.5 ms) and keeps 2; C gives back 4 (at 11.7 ms) and keeps nothing. The counter ends at 4
   // although 3 + 2 = 5 tokens are out: C's give-back undid one of B's tokens. D (instance 3)
   // claims at 20 ms and gets that token: 6 tokens in a window of limit 5.
-  HybridHarness h(*find_strategy("token_reservation"), kUser5, R"({"batch": 3})", {0, 0, 0, 0});
+  StrategyHarness h(*find_strategy("token_reservation"), kUser5, R"({"batch": 3})", {0, 0, 0, 0});
   queue_claims_together(h);
   const auto decisions = h.run();
   CHECK(h.pattern() == "1101111");
@@ -75,7 +78,7 @@ TEST_CASE("token_reservation: claims in flight together see each other's inflate
 
 TEST_CASE("local_budget's script has no such race") {
   // The same traffic with the Lua claim: C's script runs after B's and finds the counter at 5.
-  HybridHarness h(*find_strategy("local_budget"), kUser5, R"({"batch": 3})", {0, 0, 0, 0});
+  StrategyHarness h(*find_strategy("local_budget"), kUser5, R"({"batch": 3})", {0, 0, 0, 0});
   queue_claims_together(h);
   h.run();
   CHECK(h.pattern() == "1100111");
@@ -85,8 +88,8 @@ TEST_CASE("local_budget's script has no such race") {
 
 TEST_CASE("token_reservation: a lost INCRBY reply keeps the tokens counted in Redis") {
   // Round trip 5 ms, timeout 1 ms: the INCRBY runs at 2.5 ms, after the client gave up.
-  HybridHarness h(*find_strategy("token_reservation"), kUser5,
-                  R"({"batch": 3, "on_error": "deny"})", {0}, 5000, 1000);
+  StrategyHarness h(*find_strategy("token_reservation"), kUser5,
+                    R"({"batch": 3, "on_error": "deny"})", {0}, 5000, 1000);
   h.request(0);
   const auto decisions = h.run();
   CHECK_FALSE(decisions[0].allowed);

@@ -205,7 +205,7 @@ int command_explain(const std::string& name) {
   } else {
     std::cout << "\nparameters:\n";
     for (const auto& p : info->params)
-      std::cout << fmt::format("  {} ({}, {}): {}\n", p.name, p.type,
+      std::cout << fmt::format("  {} ({}, {}): {}\n", p.name, to_string(p.type),
                                p.required                  ? std::string("required")
                                : p.default_value.is_null() ? std::string("default: per limit")
                                                            : "default " + p.default_value.dump(),

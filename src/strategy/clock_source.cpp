@@ -8,7 +8,7 @@ namespace rlsim {
 
 ParamSpec clock_param() {
   return ParamSpec{"clock",
-                   "enum",
+                   ParamType::kEnum,
                    "local",
                    "where now comes from: local (the instance's clock), redis_time (Redis TIME in "
                    "its own round trip before the scripts), redis_time_cached (TIME now and then, "
@@ -19,7 +19,7 @@ ParamSpec clock_param() {
 
 ParamSpec clock_refresh_param() {
   return ParamSpec{"clock_refresh",
-                   "duration",
+                   ParamType::kDuration,
                    "1s",
                    "redis_time_cached: how old (on the instance's monotonic clock) a TIME reading "
                    "may get before the next decision reads TIME again",

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "strategy/registry.h"
+#include "strategy/params.h"
 
 namespace rlsim {
 

@@ -105,10 +105,39 @@ class CrdtCounter final : public Strategy, public EventTarget {
   std::uint64_t sent_ = 0;
 };
 
-}  // namespace
-
 std::unique_ptr<Strategy> make_crdt_counter(StrategyEnv env) {
   return std::make_unique<CrdtCounter>(std::move(env));
 }
+
+StrategyInfo crdt_counter_info() {
+  return StrategyInfo{
+      "crdt_counter",
+      "a G-counter per key and window with one slot per region, replicated asynchronously; "
+      "decisions on the merged view",
+      "Each region keeps a replica of a grow-only counter (G-counter) per key and aligned window "
+      "(window from the instance's clock), one slot per region. A region decides on its own "
+      "replica at once, with no round trip: admitted while the merged count (the sum of the "
+      "slots) is below the limit, and then it increments its own slot and ships its counter to "
+      "every other region, where it is merged (the larger value of each slot) replication_delay "
+      "later. Merging is idempotent, commutative and monotonic, so replicas converge whatever "
+      "the delivery order. Until a region hears of the others' admissions it admits on its own "
+      "count: the overshoot grows with the replication delay, from about the limit (delay near "
+      "0) to limit x regions (a delay as long as the window). The replicas live in the "
+      "simulator's memory (as a CRDT store's local replica would); no Redis command is sent.",
+      {ParamSpec{"replication_delay",
+                 ParamType::kDuration,
+                 "1s",
+                 "how long an increment takes to reach the other regions",
+                 {},
+                 false}},
+      Algorithm::kFixedWindow,
+      make_crdt_counter,
+      nullptr,
+      nullptr};
+}
+
+const StrategyRegistration kCrdtCounterRegistration(150, crdt_counter_info);
+
+}  // namespace
 
 }  // namespace rlsim

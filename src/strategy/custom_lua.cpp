@@ -329,8 +329,6 @@ bool check_templates(const nlohmann::json& templates, const std::string& name, s
   return true;
 }
 
-}  // namespace
-
 bool check_custom_lua(const nlohmann::json& params, const std::string& scenario_dir,
                       std::string& field, std::string& error) {
   field = "script";
@@ -355,5 +353,42 @@ std::unique_ptr<Strategy> make_custom_lua(StrategyEnv env) {
   if (!text) strategy->unreadable(fmt::format("script {}: {}", path, error));
   return strategy;
 }
+
+StrategyInfo declare_custom_lua() {
+  return StrategyInfo{
+      "custom_lua",
+      "your own Lua script (e.g. your production limiter's), with KEYS, ARGV and an allow rule "
+      "from the scenario",
+      "Runs a Lua script from a file named in the scenario (script, relative to the scenario "
+      "file), unchanged, as production code would: EVALSHA with the file's SHA1, and EVAL with "
+      "its text after a NOSCRIPT reply. For each limit in order it builds KEYS and ARGV from "
+      "templates (keys, args) that mix literal text with request fields: ${user}, ${ip}, "
+      "${endpoint}, ${key} and ${prefix} (the limit's key value and its rl:<kind>: prefix), "
+      "${limit}, ${window_ms}, ${window_us}, ${window} (the aligned window number), ${now_s}, "
+      "${now_ms}, ${now_us} (the instance's clock), ${cost} (1), ${instance} and ${request_id}. "
+      "allow_if turns the reply into a decision: reply or reply[N] (1-based element of an array "
+      "reply), one of == != < <= > >=, and an integer (e.g. \"reply == 1\", \"reply[1] == 0\"); "
+      "a nil reply (Lua false) reads as 0. An error reply counts as a Redis error (on_error "
+      "applies); a script that does not compile, exceeds the instruction budget, or returns a "
+      "reply allow_if cannot read stops the run (exit 4). The trade-off is whatever your script's "
+      "is; the point is to measure it on your traffic next to the built-in strategies. Its ideal "
+      "limiter is the fixed window, so false_denials are counted against that.",
+      {on_error_param(), clock_param(), clock_refresh_param(),
+       required_param("script", ParamType::kPath, "the Lua file, relative to the scenario file"),
+       required_param("keys", ParamType::kStringArray,
+                      "templates for KEYS, e.g. [\"rl:{${user}}:tokens\"]"),
+       param("args", ParamType::kStringArray, nlohmann::json::array(),
+             "templates for ARGV, e.g. [\"${now_ms}\", \"${limit}\"]"),
+       param("allow_if", ParamType::kString, "reply == 1",
+             "the rule that admits a request, given the reply")},
+      Algorithm::kFixedWindow,
+      make_custom_lua,
+      nullptr,
+      check_custom_lua};
+}
+
+const StrategyRegistration kCustomLuaRegistration(80, declare_custom_lua);
+
+}  // namespace
 
 }  // namespace rlsim

@@ -2,7 +2,7 @@
 // The lesson's answers to latency and hot keys (sections 3 to 5): pipelining several limits
 // (multi_limit), a sharded global counter (sharded_global), and the local hybrid that claims
 // batches of tokens from Redis (local_budget with the Lua claim, token_reservation without Lua).
-// One registry entry per strategy, plus the small pieces the four files share.
+// Each file declares its strategy; this header holds the small pieces the four files share.
 #include <coroutine>
 #include <cstdint>
 #include <string>
@@ -11,14 +11,9 @@
 #include <vector>
 
 #include "strategy/clock_source.h"
-#include "strategy/registry.h"
+#include "strategy/params.h"
 
 namespace rlsim {
-
-StrategyInfo multi_limit_info();
-StrategyInfo sharded_global_info();
-StrategyInfo local_budget_info();
-StrategyInfo token_reservation_info();
 
 namespace hybrid {
 

@@ -50,10 +50,32 @@ class InMemory final : public Strategy {
   std::vector<std::vector<PerKey>> counters_;  // [instance id][limit index]
 };
 
-}  // namespace
-
 std::unique_ptr<Strategy> make_in_memory(StrategyEnv env) {
   return std::make_unique<InMemory>(std::move(env));
 }
+
+StrategyInfo declare_in_memory() {
+  return StrategyInfo{
+      "in_memory",
+      "per-instance fixed-window counter in process memory (the anti-pattern: N instances admit N "
+      "x limit)",
+      "Each instance keeps its own counter per key and window in a local dictionary, exactly like "
+      "the lesson's local_fallback_allow(): the window is int(time.time() // window) on the "
+      "instance's own clock, a request is allowed while the local count is below the limit, and "
+      "nothing is shared. It sends no Redis commands and adds no latency. Its trade-off is the "
+      "lesson's first point: behind a load balancer with N instances each one allows the full "
+      "limit, so a user gets up to N x limit (10 instances x 100/min = 1000/min), and with "
+      "autoscaling the effective limit moves with the instance count. A new instance starts with "
+      "empty counters.",
+      {},
+      Algorithm::kFixedWindow,
+      make_in_memory,
+      nullptr,
+      nullptr};
+}
+
+const StrategyRegistration kInMemoryRegistration(10, declare_in_memory);
+
+}  // namespace
 
 }  // namespace rlsim

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "strategy/hybrid.h"
+#include "strategy/registry.h"
 #include "strategy/reply_check.h"
 #include "strategy/script.h"
 
@@ -63,8 +64,6 @@ class LocalBudget final : public hybrid::BatchBudget {
   std::uint64_t reloads_ = 0;
 };
 
-}  // namespace
-
 StrategyInfo local_budget_info() {
   return {
       "local_budget",
@@ -93,5 +92,9 @@ StrategyInfo local_budget_info() {
       nullptr,
       nullptr};
 }
+
+const StrategyRegistration kLocalBudgetRegistration(110, local_budget_info);
+
+}  // namespace
 
 }  // namespace rlsim

@@ -5,6 +5,7 @@
 #include "strategy/clock_source.h"
 #include "strategy/error_policy.h"
 #include "strategy/hybrid.h"
+#include "strategy/registry.h"
 #include "strategy/reply_check.h"
 
 namespace rlsim {
@@ -128,8 +129,6 @@ class MultiLimit final : public Strategy {
   SpareCommands spare_commands_;
 };
 
-}  // namespace
-
 StrategyInfo multi_limit_info() {
   return {
       "multi_limit",
@@ -148,7 +147,7 @@ StrategyInfo multi_limit_info() {
       "which an exact limiter would not do (false_denials). on_error: allow skips a limit whose "
       "INCR failed, deny denies.",
       {{"pipelined",
-        "bool",
+        ParamType::kBool,
         true,
         "true: all limits' INCR + EXPIRE in one pipeline (one round trip); false: one round trip "
         "per limit",
@@ -164,5 +163,9 @@ StrategyInfo multi_limit_info() {
       nullptr,
       nullptr};
 }
+
+const StrategyRegistration kMultiLimitRegistration(90, multi_limit_info);
+
+}  // namespace
 
 }  // namespace rlsim

@@ -87,8 +87,6 @@ class RedisFixedWindow final : public Strategy {
   SpareCommands spare_commands_;
 };
 
-}  // namespace
-
 std::unique_ptr<Strategy> make_redis_fixed_window(StrategyEnv env) {
   return std::make_unique<RedisFixedWindow>(std::move(env));
 }
@@ -100,5 +98,76 @@ std::unique_ptr<Strategy> make_region_local(StrategyEnv env) {
 std::unique_ptr<Strategy> make_global_redis(StrategyEnv env) {
   return std::make_unique<RedisFixedWindow>(std::move(env), Target::kHome);
 }
+
+// The three strategies of this file: one counter, different Redis, the same parameters.
+StrategyInfo fixed_window_info(std::string name, std::string summary, std::string explain,
+                               std::unique_ptr<Strategy> (*make)(StrategyEnv)) {
+  return StrategyInfo{std::move(name),
+                      std::move(summary),
+                      std::move(explain),
+                      {on_error_param(), clock_param(), clock_refresh_param()},
+                      Algorithm::kFixedWindow,
+                      make,
+                      nullptr,
+                      nullptr};
+}
+
+StrategyInfo declare_redis_fixed_window() {
+  return fixed_window_info(
+      "redis_fixed_window",
+      "central fixed-window counter: INCR rl:user:<id>:<window>, then EXPIRE on the first hit",
+      "Every instance counts in one Redis: for each limit it sends INCR "
+      "rl:<kind>:<value>:<window>, where window = int(now // window) on the instance's clock, and "
+      "when the counter has just been created (INCR returned 1) it sends EXPIRE key 2*window in a "
+      "second round trip, so old windows disappear. A request is allowed while the counter is at "
+      "most the limit; limits are checked in order and the first one over its limit denies. INCR "
+      "is atomic, so all instances share one source of truth and the limit holds however many "
+      "instances there are. The costs: one round trip per limit per request (two on a window's "
+      "first request), Redis as a single point of failure (on_error decides: allow = fail open, "
+      "deny = fail closed), and the gap between INCR and EXPIRE. A timed-out EXPIRE still runs on "
+      "the server; the key that never expires comes from an INCR that created the counter but "
+      "whose reply was lost (a timeout): the client never learns that the count was 1, so it "
+      "never sends the EXPIRE. redis_fixed_window_lua closes that gap. With clock redis_time (or "
+      "redis_time_cached) the window number comes from Redis TIME instead of the instance's "
+      "clock.",
+      make_redis_fixed_window);
+}
+
+const StrategyRegistration kRedisFixedWindowRegistration(20, declare_redis_fixed_window);
+
+StrategyInfo region_local_info() {
+  return fixed_window_info(
+      "region_local",
+      "each region counts on its own Redis (fixed window): fast, but up to limit x regions",
+      "The fixed-window counter of redis_fixed_window (INCR rl:<kind>:<value>:<window>, EXPIRE on "
+      "the first hit, window from the instance's clock), sent to the Redis of the instance's own "
+      "region (clock redis_time: TIME of that Redis). Every decision costs one round trip inside "
+      "the region, so no request pays a cross-region round trip; but the regions do not share "
+      "counts, so a user whose requests "
+      "land in several regions (travel, a geo-DNS failover: the traffic group's roaming) gets the "
+      "limit in each: up to limit x regions per window. Without regions in the scenario it is "
+      "redis_fixed_window.",
+      make_region_local);
+}
+
+const StrategyRegistration kRegionLocalRegistration(130, region_local_info);
+
+StrategyInfo global_redis_info() {
+  return fixed_window_info(
+      "global_redis",
+      "one Redis in the home region counts for everyone: exact, but other regions pay the "
+      "cross-region round trip",
+      "The fixed-window counter of redis_fixed_window, always sent to the Redis of the home region "
+      "(regions.home). One counter for the whole world holds the limit across regions, as one "
+      "Redis holds it across instances; the price is latency: an instance in another region adds "
+      "the round trip between the regions (regions.rtt, e.g. 80-150 ms) to every decision, and the "
+      "client timeout must exceed it. The report's regions[] shows the latency per region. "
+      "Without regions in the scenario it is redis_fixed_window.",
+      make_global_redis);
+}
+
+const StrategyRegistration kGlobalRedisRegistration(140, global_redis_info);
+
+}  // namespace
 
 }  // namespace rlsim

@@ -40,10 +40,35 @@ class RedisFixedWindowLua final : public PerLimitScriptStrategy {
   }
 };
 
-}  // namespace
-
 std::unique_ptr<Strategy> make_redis_fixed_window_lua(StrategyEnv env) {
   return std::make_unique<RedisFixedWindowLua>(std::move(env));
 }
+
+StrategyInfo declare_redis_fixed_window_lua() {
+  return StrategyInfo{
+      "redis_fixed_window_lua",
+      "central fixed-window counter with INCR and PEXPIRE in one Lua script (no key without a "
+      "TTL)",
+      "The same counter as redis_fixed_window (key rl:<kind>:<value>:<window>, window = "
+      "int(now // window) on the instance's clock, allowed while the count is at most the limit, "
+      "limits checked in order), but INCR and PEXPIRE run in one Lua script: local count = "
+      "redis.call('INCR', KEYS[1]); if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) "
+      "end; return count. It is sent as EVALSHA (EVAL with the text after a NOSCRIPT reply, as "
+      "redis-py's Script does). A script runs as one unit on the server, so a counter never "
+      "exists without its TTL, even when the client's call times out; and a window's first "
+      "request costs one round trip instead of two. The trade-off: the server runs a script "
+      "(a little more CPU than a bare INCR, the lesson's 'one Lua call per request' load), and "
+      "the fixed window's burst at a window edge stays: up to 2 x limit in any one window's "
+      "length.",
+      {on_error_param(), clock_param(), clock_refresh_param()},
+      Algorithm::kFixedWindow,
+      make_redis_fixed_window_lua,
+      nullptr,
+      nullptr};
+}
+
+const StrategyRegistration kRedisFixedWindowLuaRegistration(30, declare_redis_fixed_window_lua);
+
+}  // namespace
 
 }  // namespace rlsim

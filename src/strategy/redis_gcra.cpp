@@ -60,10 +60,43 @@ class RedisGcra final : public PerLimitScriptStrategy {
   std::vector<Shape> shapes_;
 };
 
-}  // namespace
-
 std::unique_ptr<Strategy> make_redis_gcra(StrategyEnv env) {
   return std::make_unique<RedisGcra>(std::move(env));
 }
+
+BucketShape gcra_shape(const nlohmann::json& params, const Limit& limit) {
+  return bucket_shape_of(params, limit, "burst", "rate");
+}
+
+StrategyInfo declare_redis_gcra() {
+  return StrategyInfo{
+      "redis_gcra",
+      "GCRA (redis-cell / redis_rate): one theoretical-arrival-time key per user, one script",
+      "The generic cell rate algorithm of redis-cell and go-redis/redis_rate. One key per "
+      "limited value, rl:<kind>:<value>:tat, holds the theoretical arrival time (TAT) of the "
+      "next request. With the emission interval T = 1 / rate and the tolerance tau = (burst - "
+      "1) * T, one script per limit with now (Unix microseconds, the instance's clock), T and "
+      "tau in ARGV: read TAT (a new key reads as now); if TAT > now + tau deny; otherwise SET "
+      "TAT = max(TAT, now) + T with PX until that time, and admit. It enforces the same shape as "
+      "a token bucket of `burst` tokens refilled at `rate`, but stores one number per key "
+      "instead of two and does less work per request; by default burst = the limit and rate = "
+      "limit per window. Like the token bucket it has no window edges, and like every script "
+      "that is given now it depends on the callers' clocks agreeing.",
+      {on_error_param(), clock_param(), clock_refresh_param(),
+       param("burst", ParamType::kInt, nullptr,
+             "requests admitted at once from idle, the bucket's capacity (default: each limit's "
+             "limit)"),
+       param("rate", ParamType::kRate, nullptr,
+             "sustained rate, e.g. \"100/m\" (default: each limit's limit per window); T = 1 / "
+             "rate")},
+      Algorithm::kGcra,
+      make_redis_gcra,
+      gcra_shape,
+      nullptr};
+}
+
+const StrategyRegistration kRedisGcraRegistration(70, declare_redis_gcra);
+
+}  // namespace
 
 }  // namespace rlsim

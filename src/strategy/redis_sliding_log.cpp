@@ -52,10 +52,36 @@ class RedisSlidingLog final : public PerLimitScriptStrategy {
   }
 };
 
-}  // namespace
-
 std::unique_ptr<Strategy> make_redis_sliding_log(StrategyEnv env) {
   return std::make_unique<RedisSlidingLog>(std::move(env));
 }
+
+StrategyInfo declare_redis_sliding_log() {
+  return StrategyInfo{
+      "redis_sliding_log",
+      "exact sliding window: a sorted set of admission times per key, trimmed and counted in one "
+      "script",
+      "The lesson's sliding window log. Each key (rl:<kind>:<value>) is a sorted set of "
+      "admission times. One script per limit, with now (Unix microseconds, the instance's clock) "
+      "in ARGV: ZREMRANGEBYSCORE key 0 now-window drops what left the window, ZCARD counts the "
+      "rest, and if the count is below the limit ZADD key now member (a member unique per "
+      "request: <now>-<instance>-<request id>) and PEXPIRE key 2*window, returning 1; otherwise "
+      "0. It is exact: no interval of one window's length admits more than the limit, so the "
+      "fixed window's 2x burst at a window edge is gone (rolling_overshoot 1.0 on aligned "
+      "clocks). The costs: memory per key grows with the limit (one member per admitted request "
+      "in the window, where a counter needs one integer), the script does more work per request "
+      "(the lesson's 'review the Lua script complexity' when p99 rises), and now comes from the "
+      "callers' clocks, so clock skew between instances blurs the window edge (the lesson's "
+      "section 7).",
+      {on_error_param(), clock_param(), clock_refresh_param()},
+      Algorithm::kSlidingLog,
+      make_redis_sliding_log,
+      nullptr,
+      nullptr};
+}
+
+const StrategyRegistration kRedisSlidingLogRegistration(40, declare_redis_sliding_log);
+
+}  // namespace
 
 }  // namespace rlsim

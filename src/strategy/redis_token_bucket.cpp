@@ -111,10 +111,60 @@ class RedisTokenBucket final : public PerLimitScriptStrategy {
   std::vector<Shape> shapes_;
 };
 
-}  // namespace
-
 std::unique_ptr<Strategy> make_redis_token_bucket(StrategyEnv env) {
   return std::make_unique<RedisTokenBucket>(std::move(env));
 }
+
+BucketShape token_bucket_shape(const nlohmann::json& params, const Limit& limit) {
+  return bucket_shape_of(params, limit, "capacity", "refill_rate");
+}
+
+StrategyInfo declare_redis_token_bucket() {
+  return StrategyInfo{
+      "redis_token_bucket",
+      "token bucket in a Redis hash {tokens, ts}, refilled and spent in one script with now in "
+      "ARGV",
+      "One hash per key, rl:<kind>:<value>:bucket, holds the tokens left and the time of the "
+      "last refill. One script per limit, with capacity, refill rate and now (Unix microseconds, "
+      "the instance's clock; a script must not read the clock itself) in ARGV: HMGET the state "
+      "(a new bucket starts full), refill tokens = min(capacity, tokens + elapsed * rate), take "
+      "one token if at least one is left, HSET the state and PEXPIRE it to the time the bucket "
+      "would be full again. By default a limit of L per window W is a bucket of L tokens refilled "
+      "at L / W. It allows a burst of up to capacity at once and then a steady rate, with no "
+      "window edges, so it matches traffic shapes better than a window; the costs are a script "
+      "that does floating-point work per request, and a refill that depends on the callers' "
+      "clocks (an instance whose clock runs behind the stored ts refills nothing; one that runs "
+      "ahead refills early). layout = two_keys keeps the lesson's two string keys, tokens and "
+      "ts, read and written by one script (GET, GET, SET PX, SET PX); hash_tag (default true) "
+      "names them rl:{user:42}:tokens and rl:{user:42}:ts so that both hash to one Redis "
+      "Cluster slot. Without the tag, on a cluster (redis.cluster) every call fails with "
+      "CROSSSLOT and on_error decides: fail_open admits everything, and only the errors count "
+      "and the excess over the limit show it.",
+      {on_error_param(), clock_param(), clock_refresh_param(),
+       param("capacity", ParamType::kInt, nullptr,
+             "tokens in a full bucket, the largest burst (default: each limit's limit)"),
+       param("refill_rate", ParamType::kRate, nullptr,
+             "tokens added per time, e.g. \"100/m\" or \"2.5/s\" (default: each limit's limit per "
+             "window)"),
+       ParamSpec{"layout",
+                 ParamType::kEnum,
+                 "hash",
+                 "hash: one hash key rl:<kind>:<value>:bucket; two_keys: the lesson's two string "
+                 "keys ...:tokens and ...:ts, one script touching both (docs/cluster.md)",
+                 {"hash", "two_keys"},
+                 false},
+       param("hash_tag", ParamType::kBool, true,
+             "two_keys only: true names them rl:{user:42}:tokens / rl:{user:42}:ts (one Redis "
+             "Cluster slot); false rl:user:42:tokens / rl:user:42:ts, which a cluster rejects "
+             "with CROSSSLOT")},
+      Algorithm::kTokenBucket,
+      make_redis_token_bucket,
+      token_bucket_shape,
+      nullptr};
+}
+
+const StrategyRegistration kRedisTokenBucketRegistration(60, declare_redis_token_bucket);
+
+}  // namespace
 
 }  // namespace rlsim

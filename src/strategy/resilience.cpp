@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "core/check.h"
-#include "strategy/registry.h"
+#include "strategy/params.h"
 
 namespace rlsim {
 
@@ -141,7 +141,7 @@ void add_resilience(StrategyInfo& info) {
   if (on_error == info.params.end()) return;
   info.params.push_back(ParamSpec{
       "divisor",
-      "int",
+      ParamType::kInt,
       0,
       "local_fallback only: each instance admits limit / divisor (rounded down, as the lesson's "
       "limit // 10) per window of each limit on its own clock; 0 means the scenario's initial "
@@ -150,7 +150,7 @@ void add_resilience(StrategyInfo& info) {
       false});
   info.params.push_back(ParamSpec{
       "breaker",
-      "breaker",
+      ParamType::kBreaker,
       false,
       "false, or a circuit breaker per instance {\"failures\": 5, \"window\": \"10s\", "
       "\"cooldown\": \"5s\", \"probes\": 1} (every field optional, these are the defaults): "

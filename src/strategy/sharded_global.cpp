@@ -11,6 +11,7 @@
 #include "strategy/clock_source.h"
 #include "strategy/error_policy.h"
 #include "strategy/hybrid.h"
+#include "strategy/registry.h"
 #include "strategy/reply_check.h"
 
 namespace rlsim {
@@ -224,8 +225,6 @@ class ShardedGlobal final : public Strategy {
   SpareCommands spare_commands_;
 };
 
-}  // namespace
-
 StrategyInfo sharded_global_info() {
   return {
       "sharded_global",
@@ -244,16 +243,21 @@ StrategyInfo sharded_global_info() {
       "the total is then read with one GET per shard (a cluster refuses an MGET across slots "
       "with CROSSSLOT), which a cluster client sends to each shard's node. Without hash_tags, on "
       "a cluster (redis.cluster) the MGET of N > 1 shards fails with CROSSSLOT.",
-      {{"shards", "int", 10, "number of sub-counters the global limit is spread over", {}, false},
+      {{"shards",
+        ParamType::kInt,
+        10,
+        "number of sub-counters the global limit is spread over",
+        {},
+        false},
        {"read",
-        "enum",
+        ParamType::kEnum,
         "pipelined",
         "pipelined: MGET in the same round trip as the INCR; after_incr: MGET in a second round "
         "trip after the INCR reply",
         {"pipelined", "after_incr"},
         false},
        {"hash_tags",
-        "bool",
+        ParamType::kBool,
         false,
         "false: keys rl:global:<window>:s<k> read with one MGET (lesson section 3); true: "
         "rl:{global-s<k>}:<window>, one Redis Cluster slot per shard, read with one GET per "
@@ -277,5 +281,9 @@ StrategyInfo sharded_global_info() {
         return false;
       }};
 }
+
+const StrategyRegistration kShardedGlobalRegistration(100, sharded_global_info);
+
+}  // namespace
 
 }  // namespace rlsim

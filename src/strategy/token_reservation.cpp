@@ -8,6 +8,7 @@
 
 #include "strategy/error_policy.h"
 #include "strategy/hybrid.h"
+#include "strategy/registry.h"
 #include "strategy/reply_check.h"
 
 namespace rlsim {
@@ -15,13 +16,13 @@ namespace hybrid {
 
 std::vector<ParamSpec> batch_budget_params() {
   return {{"batch",
-           "int",
+           ParamType::kInt,
            100,
            "tokens an instance claims from Redis at a time, per limit and key",
            {},
            false},
           {"reset_on_window",
-           "bool",
+           ParamType::kBool,
            true,
            "true: an instance drops its unspent tokens when the window changes (they count as "
            "wasted); false: it keeps spending them in the new window (the carried-over-tokens bug "
@@ -223,8 +224,6 @@ class TokenReservation final : public hybrid::BatchBudget {
   std::int64_t give_backs_ = 0;  // claims that went over and sent a DECRBY
 };
 
-}  // namespace
-
 StrategyInfo token_reservation_info() {
   return {
       "token_reservation",
@@ -248,5 +247,9 @@ StrategyInfo token_reservation_info() {
       nullptr,
       nullptr};
 }
+
+const StrategyRegistration kTokenReservationRegistration(120, token_reservation_info);
+
+}  // namespace
 
 }  // namespace rlsim
