@@ -16,6 +16,7 @@
 #include "app/commands.h"
 #include "app/exit_codes.h"
 #include "app/run.h"
+#include "real_redis_env.h"
 #include "redis/cluster_slots.h"
 #include "redis/real_cluster.h"
 #include "redis_direct.h"
@@ -24,17 +25,8 @@ using namespace rlsim;
 
 namespace {
 
-// The cluster's seeds, or "" (with a warning) when the suite runs without one.
-std::string cluster_seeds() {
-  const char* seeds = std::getenv("RLSIM_REDIS_CLUSTER");
-  if (seeds == nullptr || *seeds == '\0') {
-    WARN(
-        "RLSIM_REDIS_CLUSTER is not set: skipped (tests/run-all.sh starts a cluster with "
-        "tests/redis-cluster.sh)");
-    return "";
-  }
-  return seeds;
-}
+// The cluster's seeds, or "" when the test is skipped (tests/real_redis_env.h).
+std::string cluster_seeds() { return rlsim::testing::real_cluster_seeds(); }
 
 // A plain hiredis connection to one node: the test's own view, outside any run.
 struct Node {

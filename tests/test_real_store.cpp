@@ -15,6 +15,7 @@
 #include "app/conformance.h"
 #include "app/exit_codes.h"
 #include "app/run.h"
+#include "real_redis_env.h"
 #include "redis/mock_store.h"
 #include "redis/real_store.h"
 #include "redis_direct.h"
@@ -23,15 +24,8 @@ using namespace rlsim;
 
 namespace {
 
-// The server's port, or 0 (with a warning) when the suite runs without one.
-int real_port() {
-  const char* port = std::getenv("RLSIM_REDIS_PORT");
-  if (port == nullptr) {
-    WARN("RLSIM_REDIS_PORT is not set: skipped (tests/run-all.sh starts redis-server)");
-    return 0;
-  }
-  return std::atoi(port);
-}
+// The server's port, or 0 when the test is skipped (tests/real_redis_env.h).
+int real_port() { return rlsim::testing::real_redis_port(); }
 
 std::string url_of(int port) { return "redis://127.0.0.1:" + std::to_string(port); }
 

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "core/sha1.h"
+#include "real_redis_env.h"
 #include "redis/mock_store.h"
 #include "redis/redis_wire.h"
 #include "strategy/registry.h"
@@ -179,11 +180,9 @@ std::string raw(const Reply& reply) {
 }  // namespace
 
 TEST_CASE("the built-in scripts decide the same on the mock and on a real Redis") {
-  const char* port = std::getenv("RLSIM_REDIS_PORT");
-  if (port == nullptr) {
-    WARN("RLSIM_REDIS_PORT is not set: skipping the real-Redis comparison");
-    return;
-  }
+  const int port_number = rlsim::testing::real_redis_port();
+  if (port_number == 0) return;
+  const std::string port = std::to_string(port_number);
   MockStore store;
   const std::string ns = "rlsim-test-script:" + std::to_string(::getpid()) + ":";
   const TimeUs e = kEpochUnixUs;
