@@ -8,6 +8,8 @@ tests/install-deps.sh
 
 # Formatting is part of the build: the committed .clang-format, applied.
 clang-format --dry-run --Werror src/*/*.h src/*/*.cpp tests/*.cpp tests/*.h tests/fuzz/*.cpp
+# No include cycle between modules of src/, and each layer includes only the layers below it.
+python3 tests/check-includes.py
 
 jobs=$(nproc)
 cmake -S . -B build -DRLSIM_WERROR=ON -DRLSIM_TESTS=ON
