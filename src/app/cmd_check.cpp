@@ -1,0 +1,36 @@
+// `rlsim check`: its options; the checks and their verdict are app/check.cpp.
+#include <cstdint>
+#include <memory>
+
+#include "app/check.h"
+#include "app/subcommand.h"
+
+namespace rlsim {
+
+Subcommand check_subcommand() {
+  return {
+      "check", "Run scenarios and check their expectations, for CI (docs/ci.md)",
+      [](CLI::App& cli) -> CommandRun {
+        auto options = std::make_shared<CheckOptions>();
+        cli.add_option("scenario", options->scenario_paths, "Scenario files (JSON)")->required();
+        cli.add_option("--strategy", options->labels,
+                       "Run only the strategy with this label (repeatable); expectations naming "
+                       "others are skipped")
+            ->allow_extra_args(false);
+        cli.add_option("--seed", options->seed, "First seed (default: each scenario's seed)")
+            ->check(uint64_validator());
+        cli.add_option("--seeds", options->seeds,
+                       "Check seeds SEED, SEED+1, ..., SEED+N-1 (default 1)")
+            ->check(CLI::Range(std::uint64_t{1}, kMaxCheckSeeds));
+        cli.add_flag("--json", options->json, "Print only a JSON result on stdout");
+        cli.add_option("--junit", options->junit_path, "Also write JUnit XML to this file");
+        cli.add_flag("--check-determinism", options->check_determinism,
+                     "Run every strategy twice; a difference in decisions or report fails");
+        cli.add_option("--baseline", options->baseline_paths,
+                       "A saved report.json to compare with, matched by scenario name (repeatable)")
+            ->allow_extra_args(false);
+        return run_watching_sigint(options, command_check);
+      }};
+}
+
+}  // namespace rlsim

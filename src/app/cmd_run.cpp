@@ -1,0 +1,252 @@
+// `rlsim run`: simulates every strategy of a scenario (or --seeds of them, or --live), writes the
+// report files and prints the table, the reproduce command and the expectations' verdict.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/backend.h"
+#include "app/check.h"
+#include "app/cluster_backend.h"
+#include "app/commands.h"
+#include "app/exit_codes.h"
+#include "app/expect.h"
+#include "app/interrupt.h"
+#include "app/live.h"
+#include "app/parallel.h"
+#include "app/report_files.h"
+#include "app/run.h"
+#include "app/seeds.h"
+#include "app/subcommand.h"
+
+namespace rlsim {
+
+namespace {
+
+bool use_color() { return ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr; }
+
+struct RunOptions {
+  std::string scenario_path;
+  std::vector<std::string> labels;
+  std::optional<std::uint64_t> seed;
+  bool json = false;
+  std::string out_dir;
+  bool check_determinism = false;
+  std::uint64_t seeds = 1;    // --seeds: also summarise seeds seed..seed+N-1 (seeds.json)
+  unsigned jobs = 0;          // --jobs: worker threads for --seeds (0: one per core)
+  bool live = false;          // --live: paced to wall time, with a dashboard (app/live.h)
+  double speed = 1.0;         // --speed: virtual seconds per wall-clock second
+  std::string redis_url;      // --redis: a real Redis instead of the embedded one
+  std::string redis_cluster;  // --redis-cluster: a real Redis Cluster
+  bool keep_keys = false;
+};
+
+// The one-line verdict of the scenario's expectations for `run` (`check` gives the details), or
+// "" when it has none for the strategies that ran.
+std::string expectations_line(const Scenario& scenario, const nlohmann::ordered_json& report) {
+  if (report.contains("partial"))
+    return scenario.expectations.empty() ? "" : "expectations: not evaluated (partial report)";
+  std::size_t held = 0, failed = 0, unresolved = 0;
+  for (const Expectation& e : scenario.expectations) {
+    bool ran = true, resolves = true;
+    for (const auto& label : labels_of(e)) {
+      const auto* strategy = find_strategy_report(report, label);
+      std::string error;
+      if (strategy == nullptr) {
+        ran = false;
+      } else if (!lookup_metric(*strategy, e.metric, error)) {
+        resolves = false;
+      }
+    }
+    if (!ran) continue;
+    if (!resolves) {
+      ++unresolved;
+    } else if (evaluate(e, report).status == ExpectationOutcome::Status::kPassed) {
+      ++held;
+    } else {
+      ++failed;
+    }
+  }
+  if (held + failed + unresolved == 0) return "";
+  return fmt::format("expectations: {} hold, {} fail{}", held, failed,
+                     unresolved > 0 ? fmt::format(", {} with an unknown metric", unresolved) : "");
+}
+
+// The scenario with the command line's Redis choice applied.
+Scenario load_run_scenario(const RunOptions& options) {
+  Scenario scenario = load_scenario(options.scenario_path);
+  if (!options.redis_url.empty()) scenario.redis.url = options.redis_url;
+  if (!options.redis_url.empty() || !options.redis_cluster.empty())
+    scenario.redis.cluster_url = options.redis_cluster;
+  scenario.redis.keep_keys = options.keep_keys;
+  return scenario;
+}
+
+// Runs the strategies into result.strategies (with --seeds, also `seed_report`); a run stopped by
+// Ctrl-C ends it early. An exit code when two runs that should agree do not (an rlsim bug: the
+// report is not worth keeping).
+std::optional<int> run_all(const RunOptions& options, const Scenario& scenario,
+                           const std::vector<ResolvedStrategy>& strategies, RunResult& result,
+                           std::optional<SeedReport>& seed_report) {
+  if (options.seeds > 1) {
+    std::string divergence;
+    seed_report = run_seeds(scenario, strategies, seed_range(result.seed, options.seeds),
+                            options.jobs == 0 ? default_jobs() : options.jobs,
+                            options.check_determinism, result.strategies, divergence);
+    if (!divergence.empty()) {
+      std::cerr << fmt::format("rlsim: not deterministic: two runs of {}\n", divergence);
+      return exit_code::kCheckFailed;
+    }
+  }
+  if (options.live) {
+    LiveOptions live;
+    live.speed = options.speed;
+    live.dashboard = live.color = live.keys = use_color();  // a terminal, and no NO_COLOR
+    result.strategies = run_live(scenario, strategies, result.seed, live);
+  } else if (!seed_report && !options.check_determinism && ::isatty(STDERR_FILENO)) {
+    result.strategies = run_with_progress(scenario, strategies, result.seed);
+  }
+  const bool already_ran = seed_report || options.live || !result.strategies.empty();
+  for (const auto& strategy : strategies) {
+    if (already_ran) break;
+    std::string divergence;
+    result.strategies.push_back(run_strategy_checked(scenario, strategy, result.seed,
+                                                     options.check_determinism, divergence));
+    if (result.strategies.back().stopped_at_us) break;
+    if (!divergence.empty()) {
+      std::cerr << fmt::format(
+          "rlsim: not deterministic: two runs of strategy {} with seed {} differ: {}\n",
+          strategy.label, result.seed, divergence);
+      return exit_code::kCheckFailed;
+    }
+  }
+  return std::nullopt;
+}
+
+// The command that reproduces this run, printed and written into the report files.
+std::string reproduce_command(const RunOptions& options, std::uint64_t seed) {
+  std::string reproduce = "rlsim run " + shell_quote(options.scenario_path);
+  for (const auto& label : options.labels) reproduce += " --strategy " + shell_quote(label);
+  reproduce += fmt::format(" --seed {}", seed);
+  if (!options.redis_url.empty())
+    reproduce += " --redis " + shell_quote(redis_url_display(options.redis_url));
+  if (!options.redis_cluster.empty())
+    reproduce += " --redis-cluster " + shell_quote(cluster_seeds_display(options.redis_cluster));
+  return reproduce;
+}
+
+// The report table, where the files went, and the verdicts; returns `done_code`.
+int print_run(const RunOptions& options, const Scenario& scenario, const RunResult& result,
+              const std::optional<SeedReport>& seed_report, const std::filesystem::path& dir,
+              const std::string& reproduce, int done_code) {
+  std::cout << report_table(result, use_color());
+  if (seed_report) std::cout << seeds_table(*seed_report);
+  std::cout << fmt::format(
+      "\nseed {}; reproduce with: {}\nreport: {} (also report.html, report.md)\n", result.seed,
+      reproduce, (dir / "report.json").string());
+  if (seed_report)
+    std::cout << fmt::format("seeds: {} (also seeds.md)\n", (dir / "seeds.json").string());
+  if (options.check_determinism && result.partial.is_null())
+    std::cout << "determinism: ok (every strategy ran twice: same decisions, same report)\n";
+  const std::string verdict = expectations_line(scenario, report_json(result));
+  if (!result.partial.is_null() && !verdict.empty()) std::cout << verdict << "\n";
+  if (!result.partial.is_null()) return done_code;
+  if (!verdict.empty())
+    std::cout << verdict << " (details: rlsim check " << shell_quote(options.scenario_path)
+              << fmt::format(" --seed {})\n", result.seed);
+  return done_code;
+}
+
+int command_run(const RunOptions& options) {
+  const Scenario scenario = load_run_scenario(options);
+  const std::vector<ResolvedStrategy> strategies = select_strategies(
+      resolve_strategies(scenario, options.scenario_path), options.labels, options.scenario_path);
+  RunResult result;
+  result.scenario = &scenario;
+  result.seed = options.seed.value_or(scenario.seed);
+  std::optional<SeedReport> seed_report;
+  // Ctrl-C stops the run (also --seeds, --live) and writes a partial report (app/interrupt.h).
+  const InterruptWatch interrupt;
+  if (const auto failed = run_all(options, scenario, strategies, result, seed_report))
+    return *failed;
+  mark_partial(result, strategies);
+  const bool seeds_cut = seed_report && !seed_report->partial.is_null();
+  const int done_code =
+      result.partial.is_null() && !seeds_cut ? exit_code::kOk : exit_code::kInterrupted;
+  const std::filesystem::path dir = options.out_dir.empty()
+                                        ? std::filesystem::path("reports") / scenario.name
+                                        : std::filesystem::path(options.out_dir);
+  const std::string reproduce = reproduce_command(options, result.seed);
+  std::optional<std::string> error = write_report_files(result, dir, reproduce);
+  if (!error && seed_report)
+    error = write_seed_files(*seed_report, dir.string(),
+                             reproduce + fmt::format(" --seeds {}", options.seeds));
+  if (error) {
+    std::cerr << fmt::format("rlsim: cannot write the report: {}\n", *error);
+    return exit_code::kOutputError;
+  }
+  if (options.json) {
+    std::cout << report_json(result).dump(2) << "\n";
+    return done_code;
+  }
+  return print_run(options, scenario, result, seed_report, dir, reproduce, done_code);
+}
+
+CommandRun add_run_options(CLI::App& cli) {
+  auto options = std::make_shared<RunOptions>();
+  cli.add_option("scenario", options->scenario_path, "Scenario file (JSON)")->required();
+  cli.add_option("--strategy", options->labels,
+                 "Run only the strategy with this label (repeatable)");
+  cli.add_option("--seed", options->seed,
+                 "Seed for every random stream (default: the scenario's seed)")
+      ->check(uint64_validator());
+  cli.add_flag("--json", options->json, "Print only the JSON report on stdout");
+  cli.add_option("--out", options->out_dir,
+                 "Directory for report.json, report.html, report.md and the chart SVGs (default: "
+                 "reports/<scenario name>)");
+  cli.add_flag("--check-determinism", options->check_determinism,
+               "Run every strategy twice and exit 1 unless decisions and reports are identical");
+  CLI::Option* redis =
+      cli.add_option("--redis", options->redis_url,
+                     "Run against a real Redis (>= 7.0): redis://[user[:password]@]host:port[/db]; "
+                     "the password may also come from REDISCLI_AUTH (docs/real-redis.md)");
+  cli.add_option("--redis-cluster", options->redis_cluster,
+                 "Run against a real Redis Cluster: host:port[,host:port...] (any reachable "
+                 "nodes; the slot map comes from CLUSTER SLOTS)")
+      ->excludes(redis);
+  cli.add_flag("--keep-keys", options->keep_keys,
+               "With --redis or --redis-cluster: leave the run's keys on the server instead of "
+               "deleting them");
+  cli.add_option("--seeds", options->seeds,
+                 "Also run seeds SEED+1 .. SEED+N-1 and write the mean, p5 and p95 of every "
+                 "metric to seeds.json and seeds.md")
+      ->check(CLI::Range(std::uint64_t{1}, kMaxCheckSeeds));
+  cli.add_option("--jobs", options->jobs, "Worker threads for --seeds (default: one per core)")
+      ->check(CLI::Range(1u, 256u));
+  CLI::Option* live = cli.add_flag(
+      "--live", options->live,
+      "Watch the run: virtual time paced to wall time, a terminal dashboard (plain lines without "
+      "a terminal or with NO_COLOR), then the normal report");
+  cli.add_option("--speed", options->speed,
+                 "With --live: virtual seconds per wall-clock second (default 1)")
+      ->check(CLI::Range(1e-3, kMaxLiveSpeed))
+      ->needs(live);
+  live->excludes("--seeds")->excludes("--check-determinism")->excludes("--json");
+  return [options] { return command_run(*options); };
+}
+
+}  // namespace
+
+Subcommand run_subcommand() {
+  return {"run", "Simulate every strategy of a scenario and report what got through",
+          add_run_options};
+}
+
+}  // namespace rlsim

@@ -1,0 +1,35 @@
+// `rlsim validate`: checks a scenario file (and its strategies) without running it.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "app/exit_codes.h"
+#include "app/run.h"
+#include "app/subcommand.h"
+
+namespace rlsim {
+
+namespace {
+
+int command_validate(const std::string& path) {
+  const Scenario scenario = load_scenario(path);
+  const auto strategies = resolve_strategies(scenario, path);
+  std::cout << fmt::format(
+      "{}: ok: scenario \"{}\", {} limit(s), {} traffic group(s), {} strategy(ies)\n", path,
+      scenario.name, scenario.limits.size(), scenario.traffic.size(), strategies.size());
+  return exit_code::kOk;
+}
+
+}  // namespace
+
+Subcommand validate_subcommand() {
+  return {"validate", "Check a scenario file without running it", [](CLI::App& cli) -> CommandRun {
+            auto path = std::make_shared<std::string>();
+            cli.add_option("scenario", *path, "Scenario file (JSON)")->required();
+            return [path] { return command_validate(*path); };
+          }};
+}
+
+}  // namespace rlsim

@@ -1,0 +1,31 @@
+#include "app/subcommand.h"
+
+#include <charconv>
+#include <cstdint>
+#include <string>
+
+namespace rlsim {
+
+const std::vector<Subcommand>& subcommands() {
+  static const std::vector<Subcommand> table{
+      run_subcommand(),  sweep_subcommand(),   check_subcommand(), validate_subcommand(),
+      list_subcommand(), explain_subcommand(), bench_subcommand(), conformance_subcommand()};
+  return table;
+}
+
+const CLI::Validator& uint64_validator() {
+  static const CLI::Validator validator(
+      [](std::string& text) {
+        std::uint64_t value = 0;
+        const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (text.empty() || text[0] == '-' || ec != std::errc() ||
+            ptr != text.data() + text.size()) {
+          return std::string("expected an integer from 0 to 18446744073709551615");
+        }
+        return std::string();
+      },
+      "UINT64");
+  return validator;
+}
+
+}  // namespace rlsim
