@@ -496,8 +496,10 @@ LuaEngine::~LuaEngine() {
   lua_close(L_);
 }
 
-void LuaEngine::open_sandbox() {
-  lua_State* L = L_;
+namespace {
+
+// The base, table, string and math libraries, with what Redis 7.0 removes or replaces in them.
+void open_libraries(lua_State* L) {
   const lua_CFunction libs[] = {luaopen_base, luaopen_table, luaopen_string, luaopen_math};
   const char* const lib_names[] = {"", LUA_TABLIBNAME, LUA_STRLIBNAME, LUA_MATHLIBNAME};
   for (int i = 0; i < 4; ++i) {
@@ -531,7 +533,35 @@ void LuaEngine::open_sandbox() {
   set_function(L, "random", math_random);
   set_function(L, "randomseed", math_randomseed);
   lua_pop(L, 1);
+}
 
+// Library tables become read-only proxies, and so does the string metatable's __index.
+void protect_libraries(lua_State* L) {
+  // As in Redis 7.0.
+  for (const char* name : {"redis", "string", "math", "table", "coroutine"}) {
+    lua_getglobal(L, name);
+    push_readonly_proxy(L);
+    lua_setglobal(L, name);
+  }
+  // String methods ("x"):upper() reach the string library through the read-only proxy too, and
+  // scripts cannot reach the string metatable itself (Redis makes it read-only; Lua 5.1 can only
+  // hide it: getmetatable('') answers false).
+  lua_pushliteral(L, "");
+  lua_getmetatable(L, -1);
+  lua_getglobal(L, "string");
+  lua_setfield(L, -2, "__index");
+  lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "__metatable");
+  lua_pop(L, 2);
+}
+
+}  // namespace
+
+void LuaEngine::open_sandbox() {
+  lua_State* L = L_;
+  open_libraries(L);
+
+  // The `redis` table scripts call into.
   lua_newtable(L);
   set_function(L, "call", redis_call);
   set_function(L, "pcall", redis_pcall);
@@ -561,23 +591,7 @@ void LuaEngine::open_sandbox() {
     lua_setglobal(L, ref == &keys_ref_ ? "KEYS" : "ARGV");
   }
 
-  // Library tables become read-only proxies, as in Redis 7.0.
-  for (const char* name : {"redis", "string", "math", "table", "coroutine"}) {
-    lua_getglobal(L, name);
-    push_readonly_proxy(L);
-    lua_setglobal(L, name);
-  }
-  // String methods ("x"):upper() reach the string library through the read-only proxy too, and
-  // scripts cannot reach the string metatable itself (Redis makes it read-only; Lua 5.1 can only
-  // hide it: getmetatable('') answers false).
-  lua_pushliteral(L, "");
-  lua_getmetatable(L, -1);
-  lua_getglobal(L, "string");
-  lua_setfield(L, -2, "__index");
-  lua_pushboolean(L, 0);
-  lua_setfield(L, -2, "__metatable");
-  lua_pop(L, 2);
-
+  protect_libraries(L);
   // The real globals table raises on reads of missing names; scripts see it through a read-only
   // proxy that becomes the thread's globals, so every function compiled later (scripts,
   // loadstring) gets the proxy as its environment.

@@ -74,7 +74,23 @@ std::string xml_escape(const std::string& text) {
   return out;
 }
 
-std::string render_svg(const Chart& chart) {
+namespace {
+
+// Where a chart's values land: the axes' ranges and steps, the plot's size, and the legend's rows.
+struct Frame {
+  double x_max = 1, x_step = 1, y_top = 1, y_bottom = 0, y_step = 1;
+  double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
+  double height = kHeight;                           // grows with the legend's rows
+  std::vector<std::pair<double, double>> legend_at;  // (x, row) per series
+  double px(double x) const { return kLeft + x / x_max * plot_w; }
+  double py(double y) const { return kTop + plot_h - (y - y_bottom) / (y_top - y_bottom) * plot_h; }
+};
+
+// The legend wraps onto as many rows as it needs under the plot; the chart grows to fit them.
+constexpr double kLegendRow = 20;
+
+Frame frame_of(const Chart& chart) {
+  Frame frame;
   double x_max = chart.x_max, y_max = 0, y_min = 0;
   for (const auto& series : chart.series) {
     for (const auto& [x, y] : series.points) {
@@ -83,18 +99,14 @@ std::string render_svg(const Chart& chart) {
       y_min = std::min(y_min, y);
     }
   }
-  if (x_max <= 0) x_max = 1;
+  frame.x_max = x_max <= 0 ? 1 : x_max;
   // The y axis always includes 0; it extends below 0 only for negative values (a clock behind).
   const double y_range = (y_max - y_min) * 1.05;
-  const double y_step = nice_step(y_range <= 0 ? 1 : y_range);
-  const double y_top =
-      std::max(y_min < 0 ? 0.0 : y_step, std::ceil(y_max * 1.05 / y_step) * y_step);
-  const double y_bottom = y_min < 0 ? -std::ceil(-y_min * 1.05 / y_step) * y_step : 0.0;
-  const double x_step = nice_step(x_max);
-  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
-  // The legend wraps onto as many rows as it needs under the plot; the chart grows to fit them.
-  constexpr double kLegendRow = 20;
-  std::vector<std::pair<double, double>> legend_at;  // (x, row) per series
+  frame.y_step = nice_step(y_range <= 0 ? 1 : y_range);
+  frame.y_top = std::max(y_min < 0 ? 0.0 : frame.y_step,
+                         std::ceil(y_max * 1.05 / frame.y_step) * frame.y_step);
+  frame.y_bottom = y_min < 0 ? -std::ceil(-y_min * 1.05 / frame.y_step) * frame.y_step : 0.0;
+  frame.x_step = nice_step(frame.x_max);
   double legend_x = kLeft, legend_row = 0;
   for (const auto& series : chart.series) {
     const double width = 40 + 7.5 * static_cast<double>(series.name.size());
@@ -102,55 +114,58 @@ std::string render_svg(const Chart& chart) {
       legend_x = kLeft;
       ++legend_row;
     }
-    legend_at.emplace_back(legend_x, legend_row);
+    frame.legend_at.emplace_back(legend_x, legend_row);
     legend_x += width;
   }
-  const double height = kHeight + legend_row * kLegendRow;
-  const auto px = [&](double x) { return kLeft + x / x_max * plot_w; };
-  const auto py = [&](double y) {
-    return kTop + plot_h - (y - y_bottom) / (y_top - y_bottom) * plot_h;
-  };
+  frame.height = kHeight + legend_row * kLegendRow;
+  return frame;
+}
 
-  std::string out = fmt::format(
+// The opening tags, the title, and the fault windows (first, so that lines are drawn over them).
+void draw_header_and_bands(const Chart& chart, const Frame& frame, std::string& out) {
+  out += fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"chart-{}\" class=\"chart\" viewBox=\"0 0 {} "
       "{}\" role=\"img\" aria-labelledby=\"chart-{}-title\" font-family=\"sans-serif\" "
       "font-size=\"13\">\n",
-      xml_escape(chart.id), kWidth, height, xml_escape(chart.id));
+      xml_escape(chart.id), kWidth, frame.height, xml_escape(chart.id));
   out += fmt::format(
       "<title id=\"chart-{}-title\">{}</title>\n<rect width=\"{}\" height=\"{}\" "
       "fill=\"#ffffff\"/>\n",
-      xml_escape(chart.id), xml_escape(chart.title), kWidth, height);
+      xml_escape(chart.id), xml_escape(chart.title), kWidth, frame.height);
   out += fmt::format("<text x=\"{}\" y=\"22\" font-size=\"16\" font-weight=\"bold\">{}</text>\n",
                      coord(kLeft), xml_escape(chart.title));
-  // Fault windows first, so that lines are drawn over them.
   for (const auto& band : chart.bands) {
-    const double from = px(std::clamp(band.from_x, 0.0, x_max));
-    const double to = px(std::clamp(band.to_x, 0.0, x_max));
+    const double from = frame.px(std::clamp(band.from_x, 0.0, frame.x_max));
+    const double to = frame.px(std::clamp(band.to_x, 0.0, frame.x_max));
     out += fmt::format(
         "<g class=\"band\"><title>{}</title><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
         "fill=\"#999999\" fill-opacity=\"0.25\"/><text x=\"{}\" y=\"{}\" font-size=\"11\" "
         "fill=\"#444444\">{}</text></g>\n",
         xml_escape(band.label), coord(from), coord(kTop), coord(std::max(1.0, to - from)),
-        coord(plot_h), coord(from + 2), coord(kTop + 12), xml_escape(band.label));
+        coord(frame.plot_h), coord(from + 2), coord(kTop + 12), xml_escape(band.label));
   }
-  // Axes and grid.
+}
+
+// The grid, the axes, their ticks and labels.
+void draw_axes(const Chart& chart, const Frame& frame, std::string& out) {
+  const double plot_w = frame.plot_w, plot_h = frame.plot_h;
   // Ticks as whole multiples of the step, so that no tick reads -1.4e-17 instead of 0.
-  const auto first_tick = static_cast<std::int64_t>(std::llround(y_bottom / y_step));
-  const auto last_tick = static_cast<std::int64_t>(std::llround(y_top / y_step));
+  const auto first_tick = static_cast<std::int64_t>(std::llround(frame.y_bottom / frame.y_step));
+  const auto last_tick = static_cast<std::int64_t>(std::llround(frame.y_top / frame.y_step));
   for (std::int64_t tick = first_tick; tick <= last_tick; ++tick) {
-    const double y = static_cast<double>(tick) * y_step;
+    const double y = static_cast<double>(tick) * frame.y_step;
     out += fmt::format(
         "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#dddddd\"/><text x=\"{}\" y=\"{}\" "
         "text-anchor=\"end\" fill=\"#333333\">{}</text>\n",
-        coord(kLeft), coord(py(y)), coord(kLeft + plot_w), coord(py(y)), coord(kLeft - 6),
-        coord(py(y) + 4), tick_label(y));
+        coord(kLeft), coord(frame.py(y)), coord(kLeft + plot_w), coord(frame.py(y)),
+        coord(kLeft - 6), coord(frame.py(y) + 4), tick_label(y));
   }
-  for (double x = 0; x <= x_max + x_step / 1000; x += x_step) {
+  for (double x = 0; x <= frame.x_max + frame.x_step / 1000; x += frame.x_step) {
     out += fmt::format(
         "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#333333\"/><text x=\"{}\" y=\"{}\" "
         "text-anchor=\"middle\" fill=\"#333333\">{}</text>\n",
-        coord(px(x)), coord(kTop + plot_h), coord(px(x)), coord(kTop + plot_h + 5), coord(px(x)),
-        coord(kTop + plot_h + 19), tick_label(x));
+        coord(frame.px(x)), coord(kTop + plot_h), coord(frame.px(x)), coord(kTop + plot_h + 5),
+        coord(frame.px(x)), coord(kTop + plot_h + 19), tick_label(x));
   }
   out += fmt::format(
       "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#333333\"/>\n"
@@ -163,46 +178,59 @@ std::string render_svg(const Chart& chart) {
       "<text transform=\"translate(16 {}) rotate(-90)\" text-anchor=\"middle\" "
       "fill=\"#333333\">{}</text>\n",
       coord(kTop + plot_h / 2), xml_escape(chart.y_label));
-  // Series, then the legend under the plot.
-  for (std::size_t index = 0; index < chart.series.size(); ++index) {
-    const ChartSeries& series = chart.series[index];
-    const auto [key_x, key_row] = legend_at[index];
-    const double key_y = kHeight - 12 + key_row * kLegendRow;
-    std::string path;
-    for (std::size_t i = 0; i < series.points.size(); ++i) {
-      const auto [x, y] = series.points[i];
-      if (i == 0) {
-        path += fmt::format("M{} {}", coord(px(x)), coord(py(y)));
-      } else if (series.step) {
-        path += fmt::format(" H{} V{}", coord(px(x)), coord(py(y)));
-      } else {
-        path += fmt::format(" L{} {}", coord(px(x)), coord(py(y)));
-      }
+}
+
+// One series' line (or area, or dot) and its key in the legend under the plot.
+void draw_series(const ChartSeries& series, std::pair<double, double> legend_at, const Frame& frame,
+                 std::string& out) {
+  const auto [key_x, key_row] = legend_at;
+  const double key_y = kHeight - 12 + key_row * kLegendRow;
+  std::string path;
+  for (std::size_t i = 0; i < series.points.size(); ++i) {
+    const auto [x, y] = series.points[i];
+    if (i == 0) {
+      path += fmt::format("M{} {}", coord(frame.px(x)), coord(frame.py(y)));
+    } else if (series.step) {
+      path += fmt::format(" H{} V{}", coord(frame.px(x)), coord(frame.py(y)));
+    } else {
+      path += fmt::format(" L{} {}", coord(frame.px(x)), coord(frame.py(y)));
     }
-    if (series.step && !series.points.empty()) path += fmt::format(" H{}", coord(px(x_max)));
-    out += fmt::format("<g class=\"series\" data-name=\"{}\"><title>{}</title>",
-                       xml_escape(series.name), xml_escape(series.name));
-    if (series.points.size() == 1 && !series.step) {
-      out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"/>",
-                         coord(px(series.points[0].first)), coord(py(series.points[0].second)),
-                         xml_escape(series.color));
-    } else if (!path.empty() && series.area) {
-      path += fmt::format(" V{} H{} Z", coord(py(0)), coord(px(series.points.front().first)));
-      out += fmt::format("<path d=\"{}\" fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"0.5\"/>",
-                         path, xml_escape(series.color));
-    } else if (!path.empty()) {
-      out +=
-          fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2.5\"{}/>", path,
-                      xml_escape(series.color), series.dashed ? " stroke-dasharray=\"8 5\"" : "");
-    }
-    out += "</g>\n";
-    out += fmt::format(
-        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"3\"{}/>"
-        "<text x=\"{}\" y=\"{}\" fill=\"#333333\">{}</text>\n",
-        coord(key_x), coord(key_y), coord(key_x + 22), coord(key_y), xml_escape(series.color),
-        series.dashed ? " stroke-dasharray=\"6 4\"" : "", coord(key_x + 27), coord(key_y + 4),
-        xml_escape(series.name));
   }
+  if (series.step && !series.points.empty())
+    path += fmt::format(" H{}", coord(frame.px(frame.x_max)));
+  out += fmt::format("<g class=\"series\" data-name=\"{}\"><title>{}</title>",
+                     xml_escape(series.name), xml_escape(series.name));
+  if (series.points.size() == 1 && !series.step) {
+    out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"/>",
+                       coord(frame.px(series.points[0].first)),
+                       coord(frame.py(series.points[0].second)), xml_escape(series.color));
+  } else if (!path.empty() && series.area) {
+    path +=
+        fmt::format(" V{} H{} Z", coord(frame.py(0)), coord(frame.px(series.points.front().first)));
+    out += fmt::format("<path d=\"{}\" fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"0.5\"/>", path,
+                       xml_escape(series.color));
+  } else if (!path.empty()) {
+    out += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2.5\"{}/>", path,
+                       xml_escape(series.color), series.dashed ? " stroke-dasharray=\"8 5\"" : "");
+  }
+  out += "</g>\n";
+  out += fmt::format(
+      "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"3\"{}/>"
+      "<text x=\"{}\" y=\"{}\" fill=\"#333333\">{}</text>\n",
+      coord(key_x), coord(key_y), coord(key_x + 22), coord(key_y), xml_escape(series.color),
+      series.dashed ? " stroke-dasharray=\"6 4\"" : "", coord(key_x + 27), coord(key_y + 4),
+      xml_escape(series.name));
+}
+
+}  // namespace
+
+std::string render_svg(const Chart& chart) {
+  const Frame frame = frame_of(chart);
+  std::string out;
+  draw_header_and_bands(chart, frame, out);
+  draw_axes(chart, frame, out);
+  for (std::size_t index = 0; index < chart.series.size(); ++index)
+    draw_series(chart.series[index], frame.legend_at[index], frame, out);
   out += "</svg>\n";
   return out;
 }
