@@ -63,7 +63,6 @@ TEST_CASE("deployment: with regions, a server per region, the home region's is t
   CHECK(deployment.region_servers() ==
         std::vector<RedisServer*>{&deployment.region_server(0), &deployment.front()});
   CHECK(deployment.nodes().size() == 2);
-  CHECK(&deployment.node_of_region(0) == &deployment.region_server(0));
 }
 
 TEST_CASE("deployment: with a cluster, the front routes and each key has its node") {

@@ -5,13 +5,11 @@
 
 #include "app/exit_codes.h"
 #include "redis/mock_store.h"
+#include "report/rounding.h"
 
 namespace rlsim {
 
 namespace {
-
-double seconds(TimeUs us) { return static_cast<double>(us) / kUsPerS; }
-double round4(double value) { return std::round(value * 10000.0) / 10000.0; }
 
 // Hot keys listed in the report.
 constexpr std::size_t kHotKeysReported = 10;
@@ -43,7 +41,7 @@ nlohmann::ordered_json node_report_json(const RedisStats& stats, const NodeStats
   for (const auto& [key, ops] : node.hot_keys(kHotKeysReported))
     hot_keys.push_back(
         {{"key", key}, {"ops", ops}, {"ops_min", ops - node.hot_key_overcount(key)}});
-  const double bucket_s = seconds(node.bucket_us());
+  const double bucket_s = to_seconds(node.bucket_us());
   nlohmann::ordered_json ops = nlohmann::ordered_json::array();
   for (std::uint64_t count : node.ops_per_bucket())
     ops.push_back(round4(static_cast<double>(count) / bucket_s));

@@ -105,8 +105,6 @@ std::string first_difference(const nlohmann::ordered_json& a, const nlohmann::or
   return fmt::format("{} (run 1: {}, run 2: {})", path, va, vb);
 }
 
-double seconds(TimeUs us) { return static_cast<double>(us) / kUsPerS; }
-
 }  // namespace
 
 std::string first_divergence(const Scenario& scenario, const StrategyResult& a,
@@ -121,11 +119,11 @@ std::string first_divergence(const Scenario& scenario, const StrategyResult& a,
     const TimeUs to_us = std::max(ca[i].time_us, cb[i].time_us);
     std::string text = fmt::format(
         "the decisions first differ in decisions {}..{}, virtual time {:.1f} s .. {:.1f} s", first,
-        ca[i].decisions - 1, seconds(from_us), seconds(to_us));
+        ca[i].decisions - 1, to_seconds(from_us), to_seconds(to_us));
     // Runs that reached the checkpoint at different times diverged in timing, not only outcome.
     if (ca[i].time_us != cb[i].time_us)
       text += fmt::format(" (run 1 reached it at {:.1f} s, run 2 at {:.1f} s)",
-                          seconds(ca[i].time_us), seconds(cb[i].time_us));
+                          to_seconds(ca[i].time_us), to_seconds(cb[i].time_us));
     return text;
   }
   if (ca.size() != cb.size() || a.decision_digest != b.decision_digest) {
@@ -134,7 +132,7 @@ std::string first_divergence(const Scenario& scenario, const StrategyResult& a,
     return fmt::format(
         "the decisions first differ after decision {} (virtual time {:.1f} s): run 1 saw {} "
         "requests, run 2 {}",
-        first, seconds(from_us), a.totals.offered, b.totals.offered);
+        first, to_seconds(from_us), a.totals.offered, b.totals.offered);
   }
   const auto ra = strategy_report(scenario, 0, a);
   const auto rb = strategy_report(scenario, 0, b);

@@ -92,8 +92,6 @@ Command evalsha(const char* script, std::vector<std::string> keys) {
   return c;
 }
 
-double to_seconds(DurationUs us) { return static_cast<double>(us) / kUsPerS; }
-
 std::string brief(const Command& command) {
   std::string out;
   for (const std::string& arg : command) {

@@ -4,14 +4,12 @@
 #include <cmath>
 
 #include "app/cluster_run.h"
+#include "report/rounding.h"
 #include "strategy/resilience.h"
 
 namespace rlsim {
 
 namespace {
-
-double seconds(TimeUs us) { return static_cast<double>(us) / kUsPerS; }
-double round4(double value) { return std::round(value * 10000.0) / 10000.0; }
 
 DownMode down_mode(FaultMode mode) {
   return mode == FaultMode::kBlackhole ? DownMode::kBlackhole : DownMode::kRefuse;
@@ -283,7 +281,7 @@ nlohmann::ordered_json FaultSchedule::report(TimeUs end_us) const {
   if (cluster_ != nullptr) add_cluster_report(*cluster_, scenario_.redis.pool_size, end_us, out);
   if (resilient_ != nullptr) {
     out["resilience"] = resilient_->report(end_us);
-    const double bucket_s = seconds(server_.node_stats().bucket_us());
+    const double bucket_s = to_seconds(server_.node_stats().bucket_us());
     // As many buckets as the ops/s series: no fallback after the last one reads as 0, not absent.
     std::vector<std::int64_t> counts = fallback_per_bucket_;
     counts.resize(std::max(counts.size(), server_.node_stats().ops_per_bucket().size()), 0);
@@ -314,12 +312,12 @@ nlohmann::ordered_json FaultSchedule::report(TimeUs end_us) const {
     const TimeUs end_of_fault_us = fault.at_us + fault.for_us;
     faults.push_back(
         {{"type", to_string(fault.type)},
-         {"at_s", seconds(fault.at_us)},
-         {"for_s", seconds(fault.for_us)},
+         {"at_s", to_seconds(fault.at_us)},
+         {"for_s", to_seconds(fault.for_us)},
          {"during", delta(window.at_begin, end)},
          {"after", delta(end, after)},
          {"recovery_s",
-          window.last_excess_us < 0 ? 0.0 : seconds(window.last_excess_us - end_of_fault_us)}});
+          window.last_excess_us < 0 ? 0.0 : to_seconds(window.last_excess_us - end_of_fault_us)}});
   }
   out["faults"] = faults;
   return out;

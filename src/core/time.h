@@ -14,6 +14,8 @@ using DurationUs = std::int64_t;  // a span of virtual time in microseconds
 constexpr DurationUs kUsPerMs = 1000;
 constexpr DurationUs kUsPerS = 1000 * 1000;
 constexpr DurationUs kUsPerMin = 60 * kUsPerS;
+// A span in seconds, for reports ("bucket_s", "recovery_s").
+inline double to_seconds(DurationUs us) { return static_cast<double>(us) / kUsPerS; }
 constexpr DurationUs kUsPerHour = 60 * kUsPerMin;
 
 // Parses "250us", "2ms", "1.5s", "1m", "1h" (and a leading '-' when allow_negative).

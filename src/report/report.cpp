@@ -15,8 +15,6 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-double seconds(TimeUs us) { return static_cast<double>(us) / kUsPerS; }
-
 double per_request(std::uint64_t total, std::int64_t offered) {
   return offered == 0 ? 0.0 : static_cast<double>(total) / static_cast<double>(offered);
 }
@@ -107,7 +105,7 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
   if (!result.backend.is_null()) out["backend"] = result.backend;
   ordered_json windows = ordered_json::array();
   for (const auto& point : totals.series) {
-    windows.push_back({{"start_s", seconds(point.start_us)},
+    windows.push_back({{"start_s", to_seconds(point.start_us)},
                        {"offered", point.offered},
                        {"admitted", point.admitted},
                        {"denied", point.denied},
@@ -121,10 +119,10 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
   }
   ordered_json instances = ordered_json::array();
   for (const auto& [at_us, count] : result.instance_counts)
-    instances.push_back({{"at_s", seconds(at_us)}, {"count", count}});
+    instances.push_back({{"at_s", to_seconds(at_us)}, {"count", count}});
   const Limit& first = scenario.limits.front();
   out["series"] = {{"limit", first.name},
-                   {"window_s", seconds(first.window_us)},
+                   {"window_s", to_seconds(first.window_us)},
                    {"windows", windows},
                    {"truncated", totals.series_truncated},
                    {"instances", instances}};
@@ -188,14 +186,14 @@ ordered_json report_json(const RunResult& result) {
   ordered_json out;
   out["scenario"] = scenario.name;
   out["seed"] = result.seed;
-  out["duration_s"] = seconds(scenario.duration_us);
+  out["duration_s"] = to_seconds(scenario.duration_us);
   if (!result.partial.is_null()) out["partial"] = result.partial;
   ordered_json limits = ordered_json::array();
   for (const auto& limit : scenario.limits) {
     limits.push_back({{"name", limit.name},
                       {"key", to_string(limit.key)},
                       {"limit", limit.limit},
-                      {"window_s", seconds(limit.window_us)}});
+                      {"window_s", to_seconds(limit.window_us)}});
   }
   out["limits"] = limits;
   ordered_json strategies = ordered_json::array();

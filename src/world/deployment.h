@@ -54,14 +54,13 @@ class Deployment {
   // Regions (docs/regions.md): 1 without regions, whose Redis is the front.
   std::size_t region_count() const { return regions_.size(); }
   std::uint32_t home_region() const { return home_; }
+  // The Redis an instance of region `region` reaches without crossing regions.
   RedisServer& region_server(std::uint32_t region) const { return *regions_[region]; }
   // Each region's Redis by region index; empty without regions.
   std::vector<RedisServer*> region_servers() const;
 
   // The node that holds `key`: a cluster node, or the front.
   RedisServer& node_of_key(std::string_view key);
-  // The Redis an instance of region `region` reaches without crossing regions.
-  RedisServer& node_of_region(std::uint32_t region) const { return region_server(region); }
   // Every node that serves calls, for faults and per-node figures: each region's server (the
   // front alone without regions), then each cluster node.
   std::vector<RedisServer*> nodes();
