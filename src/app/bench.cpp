@@ -111,16 +111,75 @@ std::string write_bench_script() {
   return path;
 }
 
-}  // namespace
+// A strategy with a required parameter (custom_lua's script) has no default to bench, except
+// custom_lua, which the bench gives a script of its own (kCustomLuaBenchScript).
+bool needs_parameters(const StrategyInfo& info) {
+  return info.name != "custom_lua" && std::any_of(info.params.begin(), info.params.end(),
+                                                  [](const ParamSpec& p) { return p.required; });
+}
 
-int command_bench(const BenchOptions& options) {
-  // A strategy with a required parameter (custom_lua's script) has no default to bench, except
-  // custom_lua, which the bench gives a script of its own (kCustomLuaBenchScript).
-  const auto needs_parameters = [](const StrategyInfo& info) {
-    return info.name != "custom_lua" && std::any_of(info.params.begin(), info.params.end(),
-                                                    [](const ParamSpec& p) { return p.required; });
-  };
-  std::vector<std::string> names = options.strategies;
+// What one measured run did: requests offered and the wall time it took.
+struct BenchFigures {
+  long long offered = 0;
+  double wall_s = 0;
+};
+
+// Runs `name` (or the bare event loop) in this process; called in the forked child.
+BenchFigures measure_in_child(const BenchOptions& options, const std::string& name) {
+  BenchFigures figures;
+  if (name == kBareLoop) {
+    const auto started = std::chrono::steady_clock::now();
+    figures.offered = bare_event_loop(options.requests);
+    figures.wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return figures;
+  }
+  const std::string script_path = name == "custom_lua" ? write_bench_script() : "";
+  const Scenario scenario =
+      parse_scenario(bench_scenario(options.requests, name, options.scale, script_path), "<bench>");
+  const auto strategies = resolve_strategies(scenario, "<bench>");
+  const auto started = std::chrono::steady_clock::now();
+  const StrategyResult result = run_strategy(scenario, strategies.front(), scenario.seed);
+  figures.wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  figures.offered = result.totals.offered;
+  std::error_code ignored;
+  if (!script_path.empty())
+    std::filesystem::remove_all(std::filesystem::path(script_path).parent_path(), ignored);
+  return figures;
+}
+
+// Each run in its own process, so that peak memory is this strategy's alone. Returns false when
+// the child failed; `peak_rss_kb` is the child's maximum resident set.
+bool measure_in_process(const BenchOptions& options, const std::string& name, BenchFigures& figures,
+                        long& peak_rss_kb) {
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return false;
+  std::fflush(stdout);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    const BenchFigures measured = measure_in_child(options, name);
+    const std::string line = fmt::format("{} {}", measured.offered, measured.wall_s);
+    (void)!::write(pipe_fds[1], line.data(), line.size());
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  char buffer[128] = {};
+  const ssize_t got = ::read(pipe_fds[0], buffer, sizeof(buffer) - 1);
+  ::close(pipe_fds[0]);
+  int status = 0;
+  rusage usage{};
+  ::wait4(child, &status, 0, &usage);
+  peak_rss_kb = usage.ru_maxrss;
+  return got > 0 && std::sscanf(buffer, "%lld %lf", &figures.offered, &figures.wall_s) == 2 &&
+         WIFEXITED(status);
+}
+
+// The strategies to bench: those named, or every one that needs no scenario-given parameter.
+// Prints the error and returns false for an unknown or unbenchable name.
+bool bench_names(const BenchOptions& options, std::vector<std::string>& names) {
+  names = options.strategies;
   if (names.empty()) {
     for (const auto& info : strategy_registry()) {
       if (!needs_parameters(info)) names.push_back(info.name);
@@ -131,16 +190,24 @@ int command_bench(const BenchOptions& options) {
     if (info == nullptr) {
       std::cerr << fmt::format("rlsim: unknown strategy \"{}\" (expected one of: {})\n", name,
                                strategy_names());
-      return exit_code::kBadInput;
+      return false;
     }
     if (needs_parameters(*info)) {
       std::cerr << fmt::format(
           "rlsim: bench: {} needs parameters only a scenario can give (see rlsim explain {}); "
           "measure it with rlsim run on a scenario\n",
           name, name);
-      return exit_code::kBadInput;
+      return false;
     }
   }
+  return true;
+}
+
+}  // namespace
+
+int command_bench(const BenchOptions& options) {
+  std::vector<std::string> names;
+  if (!bench_names(options, names)) return exit_code::kBadInput;
   // The baseline first, measured in the same run, so that ratios between rows are meaningful on a
   // shared, noisy machine.
   names.insert(names.begin(), kBareLoop);
@@ -148,54 +215,17 @@ int command_bench(const BenchOptions& options) {
                            "wall_s", "sim_req_per_s", "peak_rss_mb", "vs_bare");
   double bare_rate = 0;
   for (const auto& name : names) {
-    // Each run in its own process, so that peak memory is this strategy's alone.
-    int pipe_fds[2];
-    if (::pipe(pipe_fds) != 0) return exit_code::kInternal;
-    std::fflush(stdout);
-    const pid_t child = ::fork();
-    if (child == 0) {
-      ::close(pipe_fds[0]);
-      std::int64_t offered = 0;
-      double wall_s = 0;
-      if (name == kBareLoop) {
-        const auto started = std::chrono::steady_clock::now();
-        offered = bare_event_loop(options.requests);
-        wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      } else {
-        const std::string script_path = name == "custom_lua" ? write_bench_script() : "";
-        const Scenario scenario = parse_scenario(
-            bench_scenario(options.requests, name, options.scale, script_path), "<bench>");
-        const auto strategies = resolve_strategies(scenario, "<bench>");
-        const auto started = std::chrono::steady_clock::now();
-        const StrategyResult result = run_strategy(scenario, strategies.front(), scenario.seed);
-        wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        offered = result.totals.offered;
-        std::error_code ignored;
-        if (!script_path.empty())
-          std::filesystem::remove_all(std::filesystem::path(script_path).parent_path(), ignored);
-      }
-      const std::string line = fmt::format("{} {}", offered, wall_s);
-      (void)!::write(pipe_fds[1], line.data(), line.size());
-      ::_exit(0);
-    }
-    ::close(pipe_fds[1]);
-    char buffer[128] = {};
-    const ssize_t got = ::read(pipe_fds[0], buffer, sizeof(buffer) - 1);
-    ::close(pipe_fds[0]);
-    int status = 0;
-    rusage usage{};
-    ::wait4(child, &status, 0, &usage);
-    long long offered = 0;
-    double wall_s = 0;
-    if (got <= 0 || std::sscanf(buffer, "%lld %lf", &offered, &wall_s) != 2 || !WIFEXITED(status)) {
+    BenchFigures figures;
+    long peak_rss_kb = 0;
+    if (!measure_in_process(options, name, figures, peak_rss_kb)) {
       std::cerr << fmt::format("rlsim: bench run of {} failed\n", name);
       return exit_code::kInternal;
     }
-    const double rate = static_cast<double>(offered) / wall_s;
+    const double rate = static_cast<double>(figures.offered) / figures.wall_s;
     if (name == kBareLoop) bare_rate = rate;
     std::cout << fmt::format("{:<24} {:>10} {:>10.3f} {:>14.0f} {:>12.1f} {:>8.2f}x\n", name,
-                             offered, wall_s, rate, static_cast<double>(usage.ru_maxrss) / 1024.0,
-                             rate / bare_rate);
+                             figures.offered, figures.wall_s, rate,
+                             static_cast<double>(peak_rss_kb) / 1024.0, rate / bare_rate);
   }
   return exit_code::kOk;
 }

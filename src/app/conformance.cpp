@@ -103,149 +103,166 @@ std::string brief(const Command& command) {
   return out;
 }
 
+// Appends steps at a virtual time that only moves forward (ms since the epoch).
+struct CorpusBuilder {
+  std::vector<ConformanceStep> steps;
+  std::int64_t t = 0;
+  void at(std::int64_t ms, Command command) {
+    t = ms;
+    steps.push_back({t, std::move(command)});
+  }
+  void now(Command command) { steps.push_back({t, std::move(command)}); }
+};
+
+void add_string_steps(CorpusBuilder& b) {
+  // Strings and counters, overflow, arity, types.
+  b.now({"SET", "s", "hello"});
+  b.now({"GET", "s"});
+  b.now({"INCR", "s"});
+  b.now({"INCR", "c"});
+  b.now({"INCRBY", "c", "41"});
+  b.now({"DECRBY", "c", "2"});
+  b.now({"INCRBY", "c", "1.5"});
+  b.now({"SET", "big", "9223372036854775807"});
+  b.now({"INCR", "big"});
+  b.now({"DECRBY", "neg", "-9223372036854775808"});
+  b.now({"INCRBYFLOAT", "f", "0.1"});
+  b.now({"INCRBYFLOAT", "f", "inf"});
+  b.now({"INCR"});
+  b.now({"GET", "s", "extra"});
+  b.now({"EXPIRE", "c"});
+  b.now({"NOSUCHCOMMAND", "x"});
+  b.now({"HSET", "h", "f", "1", "g", "2"});
+  b.now({"GET", "h"});
+  b.now({"INCR", "h"});
+  b.now({"HINCRBY", "h", "f", "5"});
+  b.now({"HMGET", "h", "f", "nope"});
+  b.now({"HGETALL", "h"});
+  b.now({"TYPE", "h"});
+  b.now({"TYPE", "missing"});
+  b.now({"MGET", "s", "h", "missing", "c"});
+  b.now({"ZADD", "z", "1", "a", "2", "b", "3", "c"});
+  b.now({"ZADD", "z", "nan", "a"});
+  b.now({"ZRANGEBYSCORE", "z", "(1", "+inf", "WITHSCORES"});
+  b.now({"ZREMRANGEBYSCORE", "z", "-inf", "1"});
+  b.now({"ZCARD", "z"});
+  b.now({"ZCARD", "s"});
+  b.now({"DEL", "s", "missing", "z"});
+  b.now({"EXISTS", "s", "h", "h"});
+  b.now({"PING"});
+  b.now({"TIME"});
+}
+
+void add_ttl_steps(CorpusBuilder& b) {
+  // TTLs: on a missing key, negative, options, and expiry as virtual time passes.
+  b.now({"EXPIRE", "missing", "10"});
+  b.now({"TTL", "missing"});
+  b.now({"TTL", "h"});
+  b.now({"SET", "n", "1"});
+  b.now({"PEXPIRE", "n", "-5"});
+  b.now({"EXISTS", "n"});
+  b.now({"SET", "n", "1"});
+  b.now({"EXPIRE", "n", "0"});
+  b.now({"GET", "n"});
+  b.now({"SET", "e", "v", "EX", "-1"});
+  b.now({"SET", "e", "v", "PX", "0"});
+  b.now({"SET", "e", "v", "EX", "x"});
+  b.now({"SET", "e", "v", "EX", "10", "PX", "10"});
+  b.now({"SET", "e", "v", "EX", "100"});
+  b.now({"TTL", "e"});
+  b.now({"PTTL", "e"});
+  b.now({"EXPIRE", "e", "50", "GT"});
+  b.now({"EXPIRE", "e", "50", "LT"});
+  b.now({"EXPIRE", "e", "500", "NX"});
+  b.now({"EXPIRE", "e", "5", "NX", "XX"});
+  b.now({"SET", "e", "w", "KEEPTTL", "GET"});
+  b.now({"TTL", "e"});
+  b.now({"SET", "p", "v", "PX", "1500"});
+  b.now({"SET", "q", "v"});
+  b.now({"PERSIST", "q"});
+  b.now({"EXPIRE", "q", "30"});
+  b.now({"PERSIST", "q"});
+  b.now({"TTL", "q"});
+  b.now({"EXPIREAT", "q", "1000"});  // long past: deletes the key
+  b.now({"EXISTS", "q"});
+  b.now({"SET", "r", "v", "PXAT", std::to_string(kEpochUnixUs / kUsPerMs + 90'000)});
+  b.now({"PEXPIREAT", "c", std::to_string(kEpochUnixUs / kUsPerMs + 120'000)});
+  b.now({"PTTL", "r"});
+  b.now({"PTTL", "c"});
+  b.at(1'499, {"GET", "p"});
+  b.now({"PTTL", "p"});
+  b.at(1'500, {"GET", "p"});  // expired exactly at its virtual TTL
+  b.now({"EXISTS", "p"});
+  b.at(30'000, {"TTL", "e"});
+  b.at(49'999, {"TTL", "e"});
+  b.at(50'000, {"GET", "e"});
+  b.at(89'999, {"GET", "r"});
+  b.at(90'000, {"GET", "r"});
+  b.at(119'000, {"INCR", "c"});
+  b.now({"PTTL", "c"});
+  b.at(120'000, {"GET", "c"});
+  b.now({"TIME"});
+}
+
+void add_script_steps(CorpusBuilder& b) {
+  // Scripts: reply conversion, errors, the script cache, and the virtual clock in scripts.
+  b.now(eval(kNested, {}, {}));
+  b.now(eval(kNilInArray, {}, {}));
+  b.now(eval(kFalse, {}, {}));
+  b.now(eval(kTrue, {}, {}));
+  b.now(eval(kNil, {}, {}));
+  b.now(eval(kFloat, {}, {}));
+  b.now(eval(kErrorReply, {}, {}));
+  b.now(eval(kStatusReply, {}, {}));
+  b.now(eval(kErrTable, {}, {}));
+  b.now(eval(kRuntimeError, {}, {}));
+  b.now(eval(kWrongTypeCall, {"h"}, {}));
+  b.now(eval(kPcall, {"h"}, {}));
+  b.now(eval(kCompileError, {}, {}));
+  b.now(evalsha(kCompileError, {}));
+  b.now(eval(kArgs, {"k1", "k2"}, {"a1", "a2", "a3"}));
+  b.now({"EVAL", kArgs, "3", "k1"});
+  b.now({"EVAL", kArgs, "-1"});
+  b.now({"EVAL", kArgs, "x"});
+  b.now(evalsha(kCounter, {"w"}));
+  b.now({"SCRIPT", "LOAD", kCounter});
+  b.now({"SCRIPT", "EXISTS", sha1_hex(kCounter), sha1_hex(kNil), sha1_hex("never loaded")});
+  b.now(Command{"EVALSHA", sha1_hex(kCounter), "1", "w", "10000"});
+  b.at(125'000, Command{"EVALSHA", sha1_hex(kCounter), "1", "w", "10000"});
+  b.at(134'999, Command{"EVALSHA", sha1_hex(kCounter), "1", "w", "10000"});
+  b.at(135'000, Command{"EVALSHA", sha1_hex(kCounter), "1", "w", "10000"});
+  b.now({"TTL", "w"});
+  b.now(eval(kClock, {"clock"}, {"2500"}));
+  b.at(137'000, {"GET", "clock"});
+  b.at(137'500, {"GET", "clock"});
+  b.now(eval(kClockError, {"h"}, {}));
+  b.now({"HSET", "h2", "f", "1"});
+  b.now(eval(kClockTailError, {"h2"}, {}));
+  b.now(eval(kClockPcall, {"h2"}, {}));
+  b.now(eval(kClockTailBadTtl, {"h2"}, {}));
+  b.now(eval(kClockHelper, {"h2"}, {}));
+  b.now(eval(kClockAlias, {"h2"}, {}));
+  b.now(eval(kGcra, {"tat"}, {std::to_string(kEpochUnixUs + 137'500'000)}));
+  b.at(137'550, eval(kGcra, {"tat"}, {std::to_string(kEpochUnixUs + 137'550'000)}));
+  b.at(400'000, eval(kGcra, {"tat"}, {std::to_string(kEpochUnixUs + 400'000'000)}));
+  b.now({"SCRIPT", "FLUSH"});
+  b.now(Command{"EVALSHA", sha1_hex(kCounter), "1", "w", "10000"});
+  b.now({"SCRIPT", "FLUSH", "BOGUS"});
+  // An hour later by the virtual clock (seconds of wall time): every TTL above has passed.
+  b.at(3'600'000, {"MGET", "e", "r", "p", "w", "tat", "clock"});
+  b.now({"TTL", "h"});
+  b.now({"TIME"});
+}
+
 }  // namespace
 
 const std::vector<ConformanceStep>& conformance_corpus() {
   static const std::vector<ConformanceStep> corpus = [] {
-    std::vector<ConformanceStep> s;
-    std::int64_t t = 0;  // virtual ms since the epoch
-    const auto at = [&](std::int64_t ms, Command command) {
-      t = ms;
-      s.push_back({t, std::move(command)});
-    };
-    const auto now = [&](Command command) { s.push_back({t, std::move(command)}); };
-    // Strings and counters, overflow, arity, types.
-    now({"SET", "s", "hello"});
-    now({"GET", "s"});
-    now({"INCR", "s"});
-    now({"INCR", "c"});
-    now({"INCRBY", "c", "41"});
-    now({"DECRBY", "c", "2"});
-    now({"INCRBY", "c", "1.5"});
-    now({"SET", "big", "9223372036854775807"});
-    now({"INCR", "big"});
-    now({"DECRBY", "neg", "-9223372036854775808"});
-    now({"INCRBYFLOAT", "f", "0.1"});
-    now({"INCRBYFLOAT", "f", "inf"});
-    now({"INCR"});
-    now({"GET", "s", "extra"});
-    now({"EXPIRE", "c"});
-    now({"NOSUCHCOMMAND", "x"});
-    now({"HSET", "h", "f", "1", "g", "2"});
-    now({"GET", "h"});
-    now({"INCR", "h"});
-    now({"HINCRBY", "h", "f", "5"});
-    now({"HMGET", "h", "f", "nope"});
-    now({"HGETALL", "h"});
-    now({"TYPE", "h"});
-    now({"TYPE", "missing"});
-    now({"MGET", "s", "h", "missing", "c"});
-    now({"ZADD", "z", "1", "a", "2", "b", "3", "c"});
-    now({"ZADD", "z", "nan", "a"});
-    now({"ZRANGEBYSCORE", "z", "(1", "+inf", "WITHSCORES"});
-    now({"ZREMRANGEBYSCORE", "z", "-inf", "1"});
-    now({"ZCARD", "z"});
-    now({"ZCARD", "s"});
-    now({"DEL", "s", "missing", "z"});
-    now({"EXISTS", "s", "h", "h"});
-    now({"PING"});
-    now({"TIME"});
-    // TTLs: on a missing key, negative, options, and expiry as virtual time passes.
-    now({"EXPIRE", "missing", "10"});
-    now({"TTL", "missing"});
-    now({"TTL", "h"});
-    now({"SET", "n", "1"});
-    now({"PEXPIRE", "n", "-5"});
-    now({"EXISTS", "n"});
-    now({"SET", "n", "1"});
-    now({"EXPIRE", "n", "0"});
-    now({"GET", "n"});
-    now({"SET", "e", "v", "EX", "-1"});
-    now({"SET", "e", "v", "PX", "0"});
-    now({"SET", "e", "v", "EX", "x"});
-    now({"SET", "e", "v", "EX", "10", "PX", "10"});
-    now({"SET", "e", "v", "EX", "100"});
-    now({"TTL", "e"});
-    now({"PTTL", "e"});
-    now({"EXPIRE", "e", "50", "GT"});
-    now({"EXPIRE", "e", "50", "LT"});
-    now({"EXPIRE", "e", "500", "NX"});
-    now({"EXPIRE", "e", "5", "NX", "XX"});
-    now({"SET", "e", "w", "KEEPTTL", "GET"});
-    now({"TTL", "e"});
-    now({"SET", "p", "v", "PX", "1500"});
-    now({"SET", "q", "v"});
-    now({"PERSIST", "q"});
-    now({"EXPIRE", "q", "30"});
-    now({"PERSIST", "q"});
-    now({"TTL", "q"});
-    now({"EXPIREAT", "q", "1000"});  // long past: deletes the key
-    now({"EXISTS", "q"});
-    now({"SET", "r", "v", "PXAT", std::to_string(kEpochUnixUs / kUsPerMs + 90'000)});
-    now({"PEXPIREAT", "c", std::to_string(kEpochUnixUs / kUsPerMs + 120'000)});
-    now({"PTTL", "r"});
-    now({"PTTL", "c"});
-    at(1'499, {"GET", "p"});
-    now({"PTTL", "p"});
-    at(1'500, {"GET", "p"});  // expired exactly at its virtual TTL
-    now({"EXISTS", "p"});
-    at(30'000, {"TTL", "e"});
-    at(49'999, {"TTL", "e"});
-    at(50'000, {"GET", "e"});
-    at(89'999, {"GET", "r"});
-    at(90'000, {"GET", "r"});
-    at(119'000, {"INCR", "c"});
-    now({"PTTL", "c"});
-    at(120'000, {"GET", "c"});
-    now({"TIME"});
-    // Scripts: reply conversion, errors, the script cache, and the virtual clock in scripts.
-    now(eval(kNested, {}, {}));
-    now(eval(kNilInArray, {}, {}));
-    now(eval(kFalse, {}, {}));
-    now(eval(kTrue, {}, {}));
-    now(eval(kNil, {}, {}));
-    now(eval(kFloat, {}, {}));
-    now(eval(kErrorReply, {}, {}));
-    now(eval(kStatusReply, {}, {}));
-    now(eval(kErrTable, {}, {}));
-    now(eval(kRuntimeError, {}, {}));
-    now(eval(kWrongTypeCall, {"h"}, {}));
-    now(eval(kPcall, {"h"}, {}));
-    now(eval(kCompileError, {}, {}));
-    now(evalsha(kCompileError, {}));
-    now(eval(kArgs, {"k1", "k2"}, {"a1", "a2", "a3"}));
-    now({"EVAL", kArgs, "3", "k1"});
-    now({"EVAL", kArgs, "-1"});
-    now({"EVAL", kArgs, "x"});
-    now(evalsha(kCounter, {"w"}));
-    now({"SCRIPT", "LOAD", kCounter});
-    now({"SCRIPT", "EXISTS", sha1_hex(kCounter), sha1_hex(kNil), sha1_hex("never loaded")});
-    now(Command{"EVALSHA", sha1_hex(kCounter), "1", "w", "10000"});
-    at(125'000, Command{"EVALSHA", sha1_hex(kCounter), "1", "w", "10000"});
-    at(134'999, Command{"EVALSHA", sha1_hex(kCounter), "1", "w", "10000"});
-    at(135'000, Command{"EVALSHA", sha1_hex(kCounter), "1", "w", "10000"});
-    now({"TTL", "w"});
-    now(eval(kClock, {"clock"}, {"2500"}));
-    at(137'000, {"GET", "clock"});
-    at(137'500, {"GET", "clock"});
-    now(eval(kClockError, {"h"}, {}));
-    now({"HSET", "h2", "f", "1"});
-    now(eval(kClockTailError, {"h2"}, {}));
-    now(eval(kClockPcall, {"h2"}, {}));
-    now(eval(kClockTailBadTtl, {"h2"}, {}));
-    now(eval(kClockHelper, {"h2"}, {}));
-    now(eval(kClockAlias, {"h2"}, {}));
-    now(eval(kGcra, {"tat"}, {std::to_string(kEpochUnixUs + 137'500'000)}));
-    at(137'550, eval(kGcra, {"tat"}, {std::to_string(kEpochUnixUs + 137'550'000)}));
-    at(400'000, eval(kGcra, {"tat"}, {std::to_string(kEpochUnixUs + 400'000'000)}));
-    now({"SCRIPT", "FLUSH"});
-    now(Command{"EVALSHA", sha1_hex(kCounter), "1", "w", "10000"});
-    now({"SCRIPT", "FLUSH", "BOGUS"});
-    // An hour later by the virtual clock (seconds of wall time): every TTL above has passed.
-    at(3'600'000, {"MGET", "e", "r", "p", "w", "tat", "clock"});
-    now({"TTL", "h"});
-    now({"TIME"});
-    return s;
+    CorpusBuilder b;
+    add_string_steps(b);
+    add_ttl_steps(b);
+    add_script_steps(b);
+    return std::move(b.steps);
   }();
   return corpus;
 }

@@ -259,31 +259,21 @@ std::string html_table(const std::vector<std::vector<std::string>>& rows) {
   return out + "</tbody></table></div>\n";
 }
 
-}  // namespace
-
-int command_sweep(const SweepOptions& options) {
-  if (options.sets.empty()) throw ScenarioError("sweep: give at least one --set PATH=V1,V2,...");
-  // The unchanged scenario first: its own errors are reported as they are.
-  const Scenario base = load_scenario(options.scenario_path);
-  resolve_strategies(base, options.scenario_path);
-  const ordered_json document = ordered_json::parse(read_text(options.scenario_path));
-
+// The --set parameters, each path given once.
+std::vector<SweepParameter> read_parameters(const std::vector<std::string>& sets) {
   std::vector<SweepParameter> parameters;
-  for (const auto& text : options.sets) {
+  for (const auto& text : sets) {
     parameters.push_back(parse_set(text));
     for (const auto& earlier : parameters)
       if (&earlier != &parameters.back() && earlier.path == parameters.back().path)
         throw ScenarioError(fmt::format("--set {}: this path is given twice", earlier.path));
   }
-  const std::vector<std::string>& metrics =
-      options.metrics.empty() ? kDefaultSweepMetrics : options.metrics;
-  for (const auto& metric : metrics)
-    if (!parse_metric_path(metric))
-      throw ScenarioError(fmt::format("--metric {}: not a metric path", metric));
+  return parameters;
+}
 
-  const std::uint64_t first_seed = options.seed.value_or(base.seed);
-  const std::vector<std::uint64_t> seeds = seed_range(first_seed, options.seeds);
-
+// One Point per grid combination, its scenario parsed from the changed document.
+std::vector<Point> grid_points(const SweepOptions& options, const ordered_json& document,
+                               const std::vector<SweepParameter>& parameters) {
   std::vector<Point> points;
   for (const auto& value_index : sweep_grid(parameters)) {
     Point point;
@@ -303,36 +293,30 @@ int command_sweep(const SweepOptions& options) {
                                          options.scenario_path);
     points.push_back(std::move(point));
   }
-  const std::size_t runs = points.size() * points.front().strategies.size() * seeds.size();
-  if (runs > kMaxSweepRuns)
-    throw ScenarioError(fmt::format("sweep: {} runs (grid points x strategies x seeds); at most {}",
-                                    runs, kMaxSweepRuns));
+  return points;
+}
 
-  std::vector<GridJob> jobs;
-  for (const Point& point : points)
-    for (const auto& strategy : point.strategies)
-      for (const std::uint64_t seed : seeds)
-        jobs.push_back({&point.scenario, &strategy, seed, false});
-  const unsigned threads = options.jobs == 0 ? default_jobs() : options.jobs;
-  std::vector<GridOutcome> outcomes = run_grid(jobs, threads, false);
-  // After a Ctrl-C only the complete runs are summarised: a point whose runs were all cut or not
-  // started has no figures ("-").
-  const ordered_json partial = grid_partial(outcomes);
-
+// Fills each point's summaries from the grid's outcomes (in job order: point, strategy, seed).
+// After a Ctrl-C only the complete runs are summarised: a point whose runs were all cut or not
+// started has no figures ("-").
+void summarize_points(std::vector<Point>& points, std::vector<GridOutcome>& outcomes,
+                      std::size_t seed_count) {
   std::size_t next = 0;
   for (Point& point : points) {
     for (std::size_t k = 0; k < point.strategies.size(); ++k) {
       std::vector<ordered_json> reports;
-      for (std::size_t s = 0; s < seeds.size(); ++s, ++next)
+      for (std::size_t s = 0; s < seed_count; ++s, ++next)
         if (outcomes[next].state == GridOutcome::State::kComplete)
           reports.push_back(std::move(outcomes[next].report));
       point.summaries.push_back(summarize_metrics(reports));
     }
   }
-  // Every chosen metric must exist in some strategy's report (strategy_metrics differ); a partial
-  // sweep may simply not have reached the strategy that has it.
+}
+
+// Every chosen metric must exist in some strategy's report (strategy_metrics differ).
+void check_metrics_found(const std::vector<Point>& points,
+                         const std::vector<std::string>& metrics) {
   for (const auto& metric : metrics) {
-    if (!partial.is_null()) break;
     bool found = false;
     for (const Point& point : points)
       for (const auto& summaries : point.summaries)
@@ -342,28 +326,45 @@ int command_sweep(const SweepOptions& options) {
           "--metric {}: no strategy's report has this numeric metric (see docs/metrics.md)",
           metric));
   }
+}
 
+std::string reproduce_command(const SweepOptions& options, std::uint64_t first_seed,
+                              std::size_t seed_count) {
   std::string reproduce = "rlsim sweep " + shell_quote(options.scenario_path);
   for (const auto& set : options.sets) reproduce += " --set " + shell_quote(set);
   for (const auto& label : options.labels) reproduce += " --strategy " + shell_quote(label);
   for (const auto& metric : options.metrics) reproduce += " --metric " + shell_quote(metric);
   reproduce += fmt::format(" --seed {}", first_seed);
-  if (seeds.size() > 1) reproduce += fmt::format(" --seeds {}", seeds.size());
+  if (seed_count > 1) reproduce += fmt::format(" --seeds {}", seed_count);
+  return reproduce;
+}
 
+// What one sweep produced, for sweep.json, the tables and the charts.
+struct SweepResult {
+  std::string scenario_name;
+  std::vector<std::uint64_t> seeds;
+  std::vector<SweepParameter> parameters;
+  std::vector<std::string> metrics;
+  std::vector<Point> points;
+  ordered_json partial;  // null, or grid_partial's account of a stopped sweep
+  std::string reproduce;
+};
+
+ordered_json sweep_json(const SweepResult& sweep) {
   ordered_json out;
-  out["scenario"] = base.name;
-  out["seeds"] = seeds;
-  if (!partial.is_null()) out["partial"] = partial;
+  out["scenario"] = sweep.scenario_name;
+  out["seeds"] = sweep.seeds;
+  if (!sweep.partial.is_null()) out["partial"] = sweep.partial;
   ordered_json parameter_json = ordered_json::array();
-  for (const auto& p : parameters)
+  for (const auto& p : sweep.parameters)
     parameter_json.push_back({{"path", p.path}, {"values", p.values}});
   out["parameters"] = parameter_json;
-  out["metrics"] = metrics;
+  out["metrics"] = sweep.metrics;
   ordered_json point_json = ordered_json::array();
-  for (const Point& point : points) {
+  for (const Point& point : sweep.points) {
     ordered_json set = ordered_json::object();
-    for (std::size_t p = 0; p < parameters.size(); ++p)
-      set[parameters[p].path] = parameters[p].values[point.value_index[p]];
+    for (std::size_t p = 0; p < sweep.parameters.size(); ++p)
+      set[sweep.parameters[p].path] = sweep.parameters[p].values[point.value_index[p]];
     ordered_json strategies = ordered_json::array();
     for (std::size_t k = 0; k < point.strategies.size(); ++k) {
       ordered_json m = ordered_json::object();
@@ -373,25 +374,13 @@ int command_sweep(const SweepOptions& options) {
     point_json.push_back({{"set", set}, {"strategies", strategies}});
   }
   out["points"] = point_json;
-  out["reproduce"] = reproduce;
+  out["reproduce"] = sweep.reproduce;
+  return out;
+}
 
-  const std::filesystem::path dir = options.out_dir.empty()
-                                        ? std::filesystem::path("reports") / (base.name + "-sweep")
-                                        : std::filesystem::path(options.out_dir);
-  const auto rows = table_rows(parameters, points, metrics);
-  const std::vector<Chart> charts = sweep_charts(parameters, points, metrics, seeds.size());
-  std::string spread_note = seeds.size() > 1 ? fmt::format("Over seeds {}..{}: mean [p5 .. p95].",
-                                                           seeds.front(), seeds.back())
-                                             : fmt::format("Seed {}.", seeds.front());
-  if (!partial.is_null()) spread_note = grid_partial_notice(partial) + ". " + spread_note;
-
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  std::optional<std::string> error;
-  if (ec) error = fmt::format("cannot create {}: {}", dir.string(), ec.message());
-  std::string md = fmt::format("# rlsim sweep: {}\n\n{} Reproduce with `{}`\n\n{}\n", base.name,
-                               spread_note, reproduce, markdown_table(rows));
-  std::string html = fmt::format(
+std::string sweep_html_head(const SweepResult& sweep, const std::string& spread_note,
+                            const std::vector<std::vector<std::string>>& rows) {
+  return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<meta "
       "name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>rlsim sweep: "
       "{0}</title>\n<style>body{{font-family:system-ui,sans-serif;margin:0 "
@@ -400,7 +389,25 @@ int command_sweep(const SweepOptions& options) {
       "#ddd;text-align:left;white-space:nowrap}}svg.chart{{width:100%;height:auto;max-width:"
       "1000px}}</style>\n</head>\n<body>\n<h1>rlsim sweep: {0}</h1>\n<p>{1} Reproduce with "
       "<code id=\"reproduce\">{2}</code></p>\n{3}",
-      xml_escape(base.name), xml_escape(spread_note), xml_escape(reproduce), html_table(rows));
+      xml_escape(sweep.scenario_name), xml_escape(spread_note), xml_escape(sweep.reproduce),
+      html_table(rows));
+}
+
+// Writes sweep.json, sweep.md, sweep.html and the charts into `dir`; the first error, if any.
+std::optional<std::string> write_sweep_files(const std::filesystem::path& dir,
+                                             const SweepResult& sweep, const ordered_json& out,
+                                             const std::string& spread_note,
+                                             const std::vector<std::vector<std::string>>& rows) {
+  const std::vector<Chart> charts =
+      sweep_charts(sweep.parameters, sweep.points, sweep.metrics, sweep.seeds.size());
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::optional<std::string> error;
+  if (ec) error = fmt::format("cannot create {}: {}", dir.string(), ec.message());
+  std::string md =
+      fmt::format("# rlsim sweep: {}\n\n{} Reproduce with `{}`\n\n{}\n", sweep.scenario_name,
+                  spread_note, sweep.reproduce, markdown_table(rows));
+  std::string html = sweep_html_head(sweep, spread_note, rows);
   for (const Chart& chart : charts) {
     const std::string file = fmt::format("chart-{}.svg", chart.id);
     md += fmt::format("![{}]({})\n\n", chart.title, file);
@@ -413,23 +420,80 @@ int command_sweep(const SweepOptions& options) {
   if (!error) error = write_file(dir / "sweep.json", out.dump(2) + "\n");
   if (!error) error = write_file(dir / "sweep.md", md);
   if (!error) error = write_file(dir / "sweep.html", html);
-  if (error) {
+  return error;
+}
+
+// Writes the sweep's files and prints its table (or sweep.json with --json); the exit code.
+int finish_sweep(const SweepOptions& options, const SweepResult& sweep, std::size_t runs) {
+  const ordered_json out = sweep_json(sweep);
+  const std::filesystem::path dir =
+      options.out_dir.empty() ? std::filesystem::path("reports") / (sweep.scenario_name + "-sweep")
+                              : std::filesystem::path(options.out_dir);
+  const auto rows = table_rows(sweep.parameters, sweep.points, sweep.metrics);
+  const auto& seeds = sweep.seeds;
+  std::string spread_note = seeds.size() > 1 ? fmt::format("Over seeds {}..{}: mean [p5 .. p95].",
+                                                           seeds.front(), seeds.back())
+                                             : fmt::format("Seed {}.", seeds.front());
+  if (!sweep.partial.is_null())
+    spread_note = grid_partial_notice(sweep.partial) + ". " + spread_note;
+  if (const auto error = write_sweep_files(dir, sweep, out, spread_note, rows)) {
     std::cerr << fmt::format("rlsim: cannot write the sweep report: {}\n", *error);
     return exit_code::kOutputError;
   }
-  const int done_code = partial.is_null() ? exit_code::kOk : exit_code::kInterrupted;
+  const int done_code = sweep.partial.is_null() ? exit_code::kOk : exit_code::kInterrupted;
   if (options.json) {
     std::cout << out.dump(2) << "\n";
     return done_code;
   }
   std::cout << fmt::format(
-      "rlsim sweep: {}, {} grid points x {} strategies x {} seed(s) = {} runs\n{}\n\n", base.name,
-      points.size(), points.front().strategies.size(), seeds.size(), runs, spread_note);
+      "rlsim sweep: {}, {} grid points x {} strategies x {} seed(s) = {} runs\n{}\n\n",
+      sweep.scenario_name, sweep.points.size(), sweep.points.front().strategies.size(),
+      seeds.size(), runs, spread_note);
   std::cout << text_table(rows);
   std::cout << fmt::format(
-      "\nreproduce with: {}\nreport: {} (also sweep.md, sweep.html, chart-*.svg)\n", reproduce,
-      (dir / "sweep.json").string());
+      "\nreproduce with: {}\nreport: {} (also sweep.md, sweep.html, chart-*.svg)\n",
+      sweep.reproduce, (dir / "sweep.json").string());
   return done_code;
+}
+
+}  // namespace
+
+int command_sweep(const SweepOptions& options) {
+  if (options.sets.empty()) throw ScenarioError("sweep: give at least one --set PATH=V1,V2,...");
+  // The unchanged scenario first: its own errors are reported as they are.
+  const Scenario base = load_scenario(options.scenario_path);
+  resolve_strategies(base, options.scenario_path);
+  const ordered_json document = ordered_json::parse(read_text(options.scenario_path));
+
+  SweepResult sweep;
+  sweep.scenario_name = base.name;
+  sweep.parameters = read_parameters(options.sets);
+  sweep.metrics = options.metrics.empty() ? kDefaultSweepMetrics : options.metrics;
+  for (const auto& metric : sweep.metrics)
+    if (!parse_metric_path(metric))
+      throw ScenarioError(fmt::format("--metric {}: not a metric path", metric));
+  const std::uint64_t first_seed = options.seed.value_or(base.seed);
+  sweep.seeds = seed_range(first_seed, options.seeds);
+  sweep.points = grid_points(options, document, sweep.parameters);
+  const std::size_t runs =
+      sweep.points.size() * sweep.points.front().strategies.size() * sweep.seeds.size();
+  if (runs > kMaxSweepRuns)
+    throw ScenarioError(fmt::format("sweep: {} runs (grid points x strategies x seeds); at most {}",
+                                    runs, kMaxSweepRuns));
+
+  std::vector<GridJob> jobs;
+  for (const Point& point : sweep.points)
+    for (const auto& strategy : point.strategies)
+      for (const std::uint64_t seed : sweep.seeds)
+        jobs.push_back({&point.scenario, &strategy, seed, false});
+  const unsigned threads = options.jobs == 0 ? default_jobs() : options.jobs;
+  std::vector<GridOutcome> outcomes = run_grid(jobs, threads, false);
+  sweep.partial = grid_partial(outcomes);
+  summarize_points(sweep.points, outcomes, sweep.seeds.size());
+  // A partial sweep may simply not have reached the strategy that has a metric.
+  if (sweep.partial.is_null()) check_metrics_found(sweep.points, sweep.metrics);
+  sweep.reproduce = reproduce_command(options, first_seed, sweep.seeds.size());
+  return finish_sweep(options, sweep, runs);
 }
 
 }  // namespace rlsim
