@@ -17,11 +17,9 @@ Subcommand check_subcommand() {
                        "Run only the strategy with this label (repeatable); expectations naming "
                        "others are skipped")
             ->allow_extra_args(false);
-        cli.add_option("--seed", options->seed, "First seed (default: each scenario's seed)")
-            ->check(uint64_validator());
-        cli.add_option("--seeds", options->seeds,
-                       "Check seeds SEED, SEED+1, ..., SEED+N-1 (default 1)")
-            ->check(CLI::Range(std::uint64_t{1}, kMaxCheckSeeds));
+        add_seed_options(cli, options->seed, options->seeds,
+                         "First seed (default: each scenario's seed)",
+                         "Check seeds SEED, SEED+1, ..., SEED+N-1 (default 1)");
         cli.add_flag("--json", options->json, "Print only a JSON result on stdout");
         cli.add_option("--junit", options->junit_path, "Also write JUnit XML to this file");
         cli.add_flag("--check-determinism", options->check_determinism,

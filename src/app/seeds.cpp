@@ -154,18 +154,27 @@ const std::vector<std::string>& headline_metrics() {
   return metrics;
 }
 
-ordered_json seeds_json(const SeedReport& report) {
+ordered_json summary_head_json(const std::string& scenario, const std::vector<std::uint64_t>& seeds,
+                               const ordered_json& partial) {
   ordered_json out;
-  out["scenario"] = report.scenario;
-  out["seeds"] = report.seeds;
-  if (!report.partial.is_null()) out["partial"] = report.partial;
+  out["scenario"] = scenario;
+  out["seeds"] = seeds;
+  if (!partial.is_null()) out["partial"] = partial;
+  return out;
+}
+
+ordered_json strategy_summary_json(const std::string& label,
+                                   const std::vector<MetricSummary>& summaries) {
+  ordered_json metrics = ordered_json::object();
+  for (const auto& summary : summaries) metrics[summary.path] = summary_json(summary);
+  return {{"label", label}, {"metrics", metrics}};
+}
+
+ordered_json seeds_json(const SeedReport& report) {
+  ordered_json out = summary_head_json(report.scenario, report.seeds, report.partial);
   ordered_json strategies = ordered_json::array();
-  for (const auto& [label, reports] : report.strategies) {
-    ordered_json metrics = ordered_json::object();
-    for (const auto& summary : summarize_metrics(reports))
-      metrics[summary.path] = summary_json(summary);
-    strategies.push_back({{"label", label}, {"metrics", metrics}});
-  }
+  for (const auto& [label, reports] : report.strategies)
+    strategies.push_back(strategy_summary_json(label, summarize_metrics(reports)));
   out["strategies"] = strategies;
   return out;
 }

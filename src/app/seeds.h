@@ -65,6 +65,16 @@ std::vector<MetricSummary> summarize_metrics(const std::vector<nlohmann::ordered
 // significant digits so that the file reads well.
 nlohmann::ordered_json summary_json(const MetricSummary& summary);
 
+// The head every summary file starts with: {"scenario": .., "seeds": [..], "partial": ..}, the
+// partial only when not null (seeds.json, sweep.json).
+nlohmann::ordered_json summary_head_json(const std::string& scenario,
+                                         const std::vector<std::uint64_t>& seeds,
+                                         const nlohmann::ordered_json& partial);
+
+// {"label": .., "metrics": {path: summary_json, ...}}: one strategy's summaries.
+nlohmann::ordered_json strategy_summary_json(const std::string& label,
+                                             const std::vector<MetricSummary>& summaries);
+
 // Nearest-rank quantile of sorted values (q in (0, 1]); 0 for none.
 double nearest_rank(const std::vector<double>& sorted, double q);
 

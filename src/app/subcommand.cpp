@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "app/check.h"
+
 namespace rlsim {
 
 const std::vector<Subcommand>& subcommands() {
@@ -26,6 +28,12 @@ const CLI::Validator& uint64_validator() {
       },
       "UINT64");
   return validator;
+}
+
+void add_seed_options(CLI::App& cli, std::optional<std::uint64_t>& seed, std::uint64_t& seeds,
+                      const char* seed_help, const char* seeds_help) {
+  cli.add_option("--seed", seed, seed_help)->check(uint64_validator());
+  cli.add_option("--seeds", seeds, seeds_help)->check(CLI::Range(std::uint64_t{1}, kMaxCheckSeeds));
 }
 
 }  // namespace rlsim

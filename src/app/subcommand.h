@@ -3,8 +3,10 @@
 // with its options and what it runs; main() builds the command line from the table, parses it and
 // runs the one given. A new subcommand is a new cmd_*.cpp and a row in subcommands().
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "app/interrupt.h"
@@ -46,6 +48,11 @@ CommandRun run_watching_sigint(std::shared_ptr<Options> options, int (*command)(
     return command(*options);
   };
 }
+
+// Adds --seed (the first seed; help `seed_help`) and --seeds (how many, 1 to kMaxCheckSeeds; help
+// `seeds_help`) for a command that runs seeds first, first + 1, ...
+void add_seed_options(CLI::App& cli, std::optional<std::uint64_t>& seed, std::uint64_t& seeds,
+                      const char* seed_help, const char* seeds_help);
 
 // Strict for a --seed: digits only and within 64 bits, so "-1" cannot wrap to 2^64-1.
 const CLI::Validator& uint64_validator();

@@ -122,7 +122,6 @@ struct Point {
   std::string setting;  // "instances.count=5 strategies[1].batch=10"
   Scenario scenario;
   std::vector<ResolvedStrategy> strategies;
-  std::vector<std::vector<ordered_json>> reports;  // [strategy][seed]
   std::vector<std::vector<MetricSummary>> summaries;
 };
 
@@ -351,10 +350,7 @@ struct SweepResult {
 };
 
 ordered_json sweep_json(const SweepResult& sweep) {
-  ordered_json out;
-  out["scenario"] = sweep.scenario_name;
-  out["seeds"] = sweep.seeds;
-  if (!sweep.partial.is_null()) out["partial"] = sweep.partial;
+  ordered_json out = summary_head_json(sweep.scenario_name, sweep.seeds, sweep.partial);
   ordered_json parameter_json = ordered_json::array();
   for (const auto& p : sweep.parameters)
     parameter_json.push_back({{"path", p.path}, {"values", p.values}});
@@ -366,11 +362,8 @@ ordered_json sweep_json(const SweepResult& sweep) {
     for (std::size_t p = 0; p < sweep.parameters.size(); ++p)
       set[sweep.parameters[p].path] = sweep.parameters[p].values[point.value_index[p]];
     ordered_json strategies = ordered_json::array();
-    for (std::size_t k = 0; k < point.strategies.size(); ++k) {
-      ordered_json m = ordered_json::object();
-      for (const auto& summary : point.summaries[k]) m[summary.path] = summary_json(summary);
-      strategies.push_back({{"label", point.strategies[k].label}, {"metrics", m}});
-    }
+    for (std::size_t k = 0; k < point.strategies.size(); ++k)
+      strategies.push_back(strategy_summary_json(point.strategies[k].label, point.summaries[k]));
     point_json.push_back({{"set", set}, {"strategies", strategies}});
   }
   out["points"] = point_json;

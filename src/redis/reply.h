@@ -25,24 +25,9 @@ struct Reply {
     r.integer = value;
     return r;
   }
-  static Reply status(std::string text) {
-    Reply r;
-    r.type = Type::kStatus;
-    r.text = std::move(text);
-    return r;
-  }
-  static Reply error(std::string text) {
-    Reply r;
-    r.type = Type::kError;
-    r.text = std::move(text);
-    return r;
-  }
-  static Reply bulk(std::string text) {
-    Reply r;
-    r.type = Type::kBulk;
-    r.text = std::move(text);
-    return r;
-  }
+  static Reply status(std::string text) { return with_text(Type::kStatus, std::move(text)); }
+  static Reply error(std::string text) { return with_text(Type::kError, std::move(text)); }
+  static Reply bulk(std::string text) { return with_text(Type::kBulk, std::move(text)); }
   static Reply array(std::vector<Reply> elements) {
     Reply r;
     r.type = Type::kArray;
@@ -56,6 +41,14 @@ struct Reply {
   }
   bool is_error() const { return type == Type::kError; }
   bool operator==(const Reply& other) const = default;
+
+ private:
+  static Reply with_text(Type type, std::string text) {
+    Reply r;
+    r.type = type;
+    r.text = std::move(text);
+    return r;
+  }
 };
 
 // Renders a reply like redis-cli does ("(integer) 1", "(nil)", "(error) ERR ..."), for tests and
