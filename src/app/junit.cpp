@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "app/check.h"
+#include "core/xml.h"
 
 namespace rlsim {
 namespace {
@@ -54,22 +55,12 @@ std::string xml_escape(const std::string& text, bool attribute = true) {
       i += length;
       continue;
     }
+    if (const char* entity = xml_entity(c, Apostrophe::kNamed)) {
+      out += entity;
+      ++i;
+      continue;
+    }
     switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
       case '\n':  // as a reference in attributes, which parsers would turn into a space
         out += attribute ? "&#10;" : "\n";
         break;

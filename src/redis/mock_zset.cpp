@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 
 #include "redis/lua_engine.h"
 #include "redis/mock_internal.h"
@@ -243,12 +244,24 @@ Reply cmd_zscore(Ctx& ctx) {
   return Reply::bulk(format_double(found->second));
 }
 
-Reply cmd_zcount(Ctx& ctx) {
-  ScoreRange range;
+namespace {
+
+// ZCOUNT's and ZREMRANGEBYSCORE's arguments: key min max. Sets `range` and `entry` (null for a
+// missing key), or returns the error reply the range or the key's type gives (in Redis's order).
+std::optional<Reply> read_key_and_range(Ctx& ctx, ScoreRange& range, Entry*& entry) {
   if (!parse_range(ctx.argv[2], ctx.argv[3], range)) return Reply::error(kNotFloatRange);
   bool wrong_type = false;
-  Entry* entry = ctx.lookup_typed(ctx.argv[1], Type::kZSet, wrong_type);
+  entry = ctx.lookup_typed(ctx.argv[1], Type::kZSet, wrong_type);
   if (wrong_type) return Reply::error(kWrongType);
+  return std::nullopt;
+}
+
+}  // namespace
+
+Reply cmd_zcount(Ctx& ctx) {
+  ScoreRange range;
+  Entry* entry = nullptr;
+  if (auto error = read_key_and_range(ctx, range, entry)) return std::move(*error);
   std::int64_t count = 0;
   if (entry != nullptr) {
     for_each_in_range(*entry->zset, range, false, 0, -1, [&](const auto&) { ++count; });
@@ -258,10 +271,8 @@ Reply cmd_zcount(Ctx& ctx) {
 
 Reply cmd_zremrangebyscore(Ctx& ctx) {
   ScoreRange range;
-  if (!parse_range(ctx.argv[2], ctx.argv[3], range)) return Reply::error(kNotFloatRange);
-  bool wrong_type = false;
-  Entry* entry = ctx.lookup_typed(ctx.argv[1], Type::kZSet, wrong_type);
-  if (wrong_type) return Reply::error(kWrongType);
+  Entry* entry = nullptr;
+  if (auto error = read_key_and_range(ctx, range, entry)) return std::move(*error);
   if (entry == nullptr) return Reply::from_integer(0);
   ZSet& zset = *entry->zset;
   std::vector<std::string_view> doomed;

@@ -292,6 +292,87 @@ void RealStore::add_script_call(const Command& command, bool by_sha, std::size_t
   op.script = script;
 }
 
+// An absolute expiry `amount` (in seconds when `seconds`, else ms; relative to now when
+// `relative`) on the virtual clock as the server's PXAT/PEXPIREAT milliseconds, or nullopt when it
+// is malformed, already past or out of range (then the command goes as given, and the server
+// answers as it would).
+std::optional<std::int64_t> RealStore::mapped_expiry_ms(const std::string& amount_text,
+                                                        bool seconds, bool relative,
+                                                        TimeUs now_us) const {
+  const auto amount = ttl_amount(amount_text);
+  if (!amount) return std::nullopt;
+  const std::int64_t unit_us = seconds ? kUsPerS : kUsPerMs;
+  const std::int64_t at_us =
+      *amount < kMaxMappedMs / unit_us ? *amount * unit_us + (relative ? now_us : 0) : 0;
+  if (at_us > now_us && at_us + offset_ms_ < kMaxMappedMs) return at_us + offset_ms_;
+  return std::nullopt;
+}
+
+// TTLs on the virtual clock (see the header): TTL/PTTL read PEXPIRETIME, EXPIRE* and SET's
+// EX/PX/EXAT/PXAT are sent as absolute times on the shifted clock.
+void RealStore::map_ttl_command(const std::string& name, const Command& command, TimeUs now_us,
+                                Op& op, Command& out) const {
+  const std::size_t argc = command.size();
+  if ((name == "ttl" || name == "pttl") && argc == 2) {
+    out[0] = "PEXPIRETIME";
+    op.fix = name == "ttl" ? Fix::kTtl : Fix::kPttl;
+  } else if ((name == "expire" || name == "pexpire" || name == "expireat" || name == "pexpireat") &&
+             argc >= 3) {
+    const bool seconds = name == "expire" || name == "expireat";
+    const bool relative = name == "expire" || name == "pexpire";
+    if (const auto at_ms = mapped_expiry_ms(command[2], seconds, relative, now_us)) {
+      out[0] = "PEXPIREAT";
+      out[2] = std::to_string(*at_ms);
+    }
+  } else if (name == "set") {
+    std::size_t option = 0, count = 0;
+    for (std::size_t i = 3; i < argc; ++i) {
+      const std::string o = lower(command[i]);
+      if (o == "ex" || o == "px" || o == "exat" || o == "pxat") {
+        option = i;
+        ++count;
+      }
+    }
+    if (count != 1 || option + 1 >= argc) return;
+    const std::string o = lower(command[option]);
+    if (const auto at_ms = mapped_expiry_ms(command[option + 1], o == "ex" || o == "exat",
+                                            o == "ex" || o == "px", now_us)) {
+      out[option] = "PXAT";
+      out[option + 1] = std::to_string(*at_ms);
+    }
+  }
+}
+
+// SCRIPT LOAD goes to the server (wrapped); SCRIPT EXISTS answers from what this run loaded on
+// this node; FLUSH empties this run's cache only (the server's is shared), with the mock's errors.
+void RealStore::translate_script_command(const Command& command, TimeUs now_us, Op& op,
+                                         std::vector<Command>& sent) {
+  const std::size_t argc = command.size();
+  const std::string sub = argc >= 2 ? lower(command[1]) : "";
+  if (sub == "load" && argc == 3) {
+    Script& script = register_script(command[2]);
+    known(node_).insert(script.sha);
+    script.on_server = true;
+    op.real = true;
+    op.fix = Fix::kScriptLoad;
+    op.script = &script;
+    sent.push_back({"SCRIPT", "LOAD", script.wrapped});
+    return;
+  }
+  if (sub == "exists" && argc >= 3) {
+    std::vector<Reply> found;
+    for (std::size_t i = 2; i < argc; ++i) {
+      const auto it = scripts_.find(lower(command[i]));
+      found.push_back(Reply::from_integer(
+          it != scripts_.end() && known(node_).count(it->second->sha) != 0 ? 1 : 0));
+    }
+    op.reply = Reply::array(std::move(found));
+    return;
+  }
+  op.reply = local_reply(command, now_us);
+  if (sub == "flush" && !op.reply.is_error()) known(node_).clear();
+}
+
 void RealStore::translate(const Command& command, TimeUs now_us, Batch& batch,
                           std::vector<std::string>& sweep_keys, std::vector<Command>& sent) {
   Op& op = batch.ops.emplace_back();
@@ -315,33 +396,9 @@ void RealStore::translate(const Command& command, TimeUs now_us, Batch& batch,
     case Keys::kNone:
       out = command;
       break;
-    case Keys::kScriptCommand: {
-      const std::string sub = argc >= 2 ? lower(command[1]) : "";
-      if (sub == "load" && argc == 3) {
-        Script& script = register_script(command[2]);
-        known(node_).insert(script.sha);
-        script.on_server = true;
-        op.real = true;
-        op.fix = Fix::kScriptLoad;
-        op.script = &script;
-        sent.push_back({"SCRIPT", "LOAD", script.wrapped});
-        return;
-      }
-      if (sub == "exists" && argc >= 3) {
-        std::vector<Reply> found;
-        for (std::size_t i = 2; i < argc; ++i) {
-          const auto it = scripts_.find(lower(command[i]));
-          found.push_back(Reply::from_integer(
-              it != scripts_.end() && known(node_).count(it->second->sha) != 0 ? 1 : 0));
-        }
-        op.reply = Reply::array(std::move(found));
-        return;
-      }
-      // FLUSH empties this run's cache only (the server's is shared); errors as the mock gives.
-      op.reply = local_reply(command, now_us);
-      if (sub == "flush" && !op.reply.is_error()) known(node_).clear();
+    case Keys::kScriptCommand:
+      translate_script_command(command, now_us, op, sent);
       return;
-    }
     case Keys::kScript: {
       const auto numkeys = argc >= 3 ? parse_int(command[2]) : std::nullopt;
       if (!numkeys || *numkeys < 0 || static_cast<std::size_t>(*numkeys) > argc - 3) {
@@ -362,48 +419,7 @@ void RealStore::translate(const Command& command, TimeUs now_us, Batch& batch,
         out[i] = with_prefix(command[i]);
         sweep_keys.push_back(out[i]);
       }
-      // TTLs on the virtual clock (see the header).
-      if ((name == "ttl" || name == "pttl") && argc == 2) {
-        out[0] = "PEXPIRETIME";
-        op.fix = name == "ttl" ? Fix::kTtl : Fix::kPttl;
-      } else if ((name == "expire" || name == "pexpire" || name == "expireat" ||
-                  name == "pexpireat") &&
-                 argc >= 3) {
-        if (const auto amount = ttl_amount(command[2])) {
-          const bool seconds = name == "expire" || name == "expireat";
-          const bool relative = name == "expire" || name == "pexpire";
-          const std::int64_t unit_us = seconds ? kUsPerS : kUsPerMs;
-          const std::int64_t at_us =
-              *amount < kMaxMappedMs / unit_us ? *amount * unit_us + (relative ? now_us : 0) : 0;
-          if (at_us > now_us && at_us + offset_ms_ < kMaxMappedMs) {
-            out[0] = "PEXPIREAT";
-            out[2] = std::to_string(at_us + offset_ms_);
-          }
-        }
-      } else if (name == "set") {
-        std::size_t option = 0, count = 0;
-        for (std::size_t i = 3; i < argc; ++i) {
-          const std::string o = lower(command[i]);
-          if (o == "ex" || o == "px" || o == "exat" || o == "pxat") {
-            option = i;
-            ++count;
-          }
-        }
-        if (count == 1 && option + 1 < argc) {
-          const std::string o = lower(command[option]);
-          if (const auto amount = ttl_amount(command[option + 1])) {
-            const std::int64_t unit_us = o == "ex" || o == "exat" ? kUsPerS : kUsPerMs;
-            const std::int64_t at_us =
-                *amount < kMaxMappedMs / unit_us
-                    ? *amount * unit_us + (o == "ex" || o == "px" ? now_us : 0)
-                    : 0;
-            if (at_us > now_us && at_us + offset_ms_ < kMaxMappedMs) {
-              out[option] = "PXAT";
-              out[option + 1] = std::to_string(at_us + offset_ms_);
-            }
-          }
-        }
-      }
+      map_ttl_command(name, command, now_us, op, out);
       break;
     }
   }
@@ -411,45 +427,23 @@ void RealStore::translate(const Command& command, TimeUs now_us, Batch& batch,
   sent.push_back(std::move(out));
 }
 
-std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server_now_us) {
-  // On a cluster each simulated node submits in its own time order, and a node's calls touch only
-  // its own slots, so the time order need only hold per node (the clock is kept at the latest).
-  RLSIM_CHECK(wire_->sharded() || server_now_us >= last_now_us_);
-  last_now_us_ = std::max(last_now_us_, server_now_us);
-  const std::uint64_t ticket = first_ticket_ + batches_.size();
-  Batch& batch = batches_.emplace_back();
-  if (!spare_ops_.empty()) {
-    batch.ops = std::move(spare_ops_.back());
-    spare_ops_.pop_back();
+// Reconnect with backoff counted in calls (1, 2, 4, ... up to 1024), not in wall time.
+void RealStore::reconnect_if_due() {
+  if (!broken_ || failures_in_a_row_ >= kMaxFailuresInARow || --retry_after_calls_ > 0) return;
+  std::string error;
+  if (connect(error)) {
+    broken_ = false;
+    backoff_calls_ = 1;
+    ++reconnects_;
+  } else {
+    retry_after_calls_ = backoff_calls_;
+    backoff_calls_ = std::min(backoff_calls_ * 2, 1024);
   }
-  batch.now_us = server_now_us;
-  batch.node = node_;
-  if (broken_ && failures_in_a_row_ < kMaxFailuresInARow && --retry_after_calls_ <= 0) {
-    // Reconnect with backoff counted in calls (1, 2, 4, ... up to 1024), not in wall time.
-    std::string error;
-    if (connect(error)) {
-      broken_ = false;
-      backoff_calls_ = 1;
-      ++reconnects_;
-    } else {
-      retry_after_calls_ = backoff_calls_;
-      backoff_calls_ = std::min(backoff_calls_ * 2, 1024);
-    }
-  }
-  if (broken_) {
-    for (std::size_t i = 0; i < commands.size(); ++i)
-      batch.ops.emplace_back().reply = Reply::error(lost_text(failure_));
-    ++backend_errors_;
-    return ticket;
-  }
-  std::vector<std::string> sweep_keys;
-  std::vector<Command> sent;
-  sent.reserve(commands.size() + 1);
-  batch.ops.reserve(commands.size() + 1);
-  for (const Command& command : commands)
-    translate(command, server_now_us, batch, sweep_keys, sent);
-  // Lazy expiry on the virtual clock for the keys of plain commands, before them. On a cluster a
-  // script's keys must share a slot: one sweep per slot.
+}
+
+// Lazy expiry on the virtual clock for the keys of plain commands, before them. On a cluster a
+// script's keys must share a slot: one sweep per slot.
+void RealStore::append_sweeps(std::vector<std::string> sweep_keys, TimeUs now_us, Batch& batch) {
   std::vector<std::vector<std::string>> sweeps;
   if (!wire_->sharded()) {
     if (!sweep_keys.empty()) sweeps.push_back(std::move(sweep_keys));
@@ -472,7 +466,7 @@ std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server
     }
     sweep.push_back(std::to_string(keys.size()));
     for (std::string& key : keys) sweep.push_back(std::move(key));
-    sweep.push_back(std::to_string(threshold(server_now_us)));
+    sweep.push_back(std::to_string(threshold(now_us)));
     sweep.push_back(std::to_string(offset_ms_));
     append(sweep);
     Op hidden;
@@ -480,6 +474,35 @@ std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server
     hidden.fix = Fix::kHidden;
     batch.ops.insert(batch.ops.begin(), std::move(hidden));
   }
+}
+
+std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server_now_us) {
+  // On a cluster each simulated node submits in its own time order, and a node's calls touch only
+  // its own slots, so the time order need only hold per node (the clock is kept at the latest).
+  RLSIM_CHECK(wire_->sharded() || server_now_us >= last_now_us_);
+  last_now_us_ = std::max(last_now_us_, server_now_us);
+  const std::uint64_t ticket = first_ticket_ + batches_.size();
+  Batch& batch = batches_.emplace_back();
+  if (!spare_ops_.empty()) {
+    batch.ops = std::move(spare_ops_.back());
+    spare_ops_.pop_back();
+  }
+  batch.now_us = server_now_us;
+  batch.node = node_;
+  reconnect_if_due();
+  if (broken_) {
+    for (std::size_t i = 0; i < commands.size(); ++i)
+      batch.ops.emplace_back().reply = Reply::error(lost_text(failure_));
+    ++backend_errors_;
+    return ticket;
+  }
+  std::vector<std::string> sweep_keys;
+  std::vector<Command> sent;
+  sent.reserve(commands.size() + 1);
+  batch.ops.reserve(commands.size() + 1);
+  for (const Command& command : commands)
+    translate(command, server_now_us, batch, sweep_keys, sent);
+  append_sweeps(std::move(sweep_keys), server_now_us, batch);
   std::size_t next_sent = 0;
   for (Op& op : batch.ops) {
     if (!op.real || op.fix == Fix::kHidden) continue;

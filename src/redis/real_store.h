@@ -128,6 +128,14 @@ class RealStore final : public DataStore {
   void disconnect();
   void fail(const std::string& reason);
   // Why the last hiredis call failed, in words ("no reply within 300 ms" for a timeout).
+  void reconnect_if_due();
+  void translate_script_command(const Command& command, TimeUs now_us, Op& op,
+                                std::vector<Command>& sent);
+  void map_ttl_command(const std::string& name, const Command& command, TimeUs now_us, Op& op,
+                       Command& out) const;
+  std::optional<std::int64_t> mapped_expiry_ms(const std::string& amount_text, bool seconds,
+                                               bool relative, TimeUs now_us) const;
+  void append_sweeps(std::vector<std::string> sweep_keys, TimeUs now_us, Batch& batch);
   void translate(const Command& command, TimeUs now_us, Batch& batch,
                  std::vector<std::string>& sweep_keys, std::vector<Command>& sent);
   void add_script_call(const Command& command, bool by_sha, std::size_t numkeys, TimeUs now_us,

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/xml.h"
+
 namespace rlsim {
 namespace {
 
@@ -51,24 +53,10 @@ std::string xml_escape(const std::string& text) {
   std::string out;
   out.reserve(text.size());
   for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
+    if (const char* entity = xml_entity(c, Apostrophe::kNumeric)) {
+      out += entity;
+    } else {
+      out += c;
     }
   }
   return out;
