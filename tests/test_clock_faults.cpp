@@ -11,6 +11,7 @@
 
 #include "app/faults.h"
 #include "report/report.h"
+#include "report/result_json.h"
 #include "scenario/load.h"
 #include "test_util.h"
 #include "world/clock.h"
@@ -369,8 +370,8 @@ TEST_CASE("region-outage.json: eu's Redis down; region_local vs global_redis vs 
   Scenario s = load_scenario(kScenarios + "region-outage.json");
   const RunResult result = run_text(s);
   const auto during = [&](const std::string& label, const char* field) {
-    return nlohmann::json::parse(
-               by_label(result, label).extra_fields.dump())["faults"][0]["during"][field]
+    return nlohmann::json::parse(redis_side_json(by_label(result, label).redis_side.value())
+                                     .dump())["faults"][0]["during"][field]
         .get<std::int64_t>();
   };
   // region_local: only eu users lose their counter (10 users x 200 over the limit).
@@ -393,8 +394,8 @@ TEST_CASE("region-outage.json: eu's Redis down; region_local vs global_redis vs 
   s.strategies.resize(1);
   const RunResult everywhere = run_text(s);
   const auto excess_everywhere =
-      nlohmann::json::parse(
-          everywhere.strategies[0].extra_fields.dump())["faults"][0]["during"]["excess"]
+      nlohmann::json::parse(redis_side_json(everywhere.strategies[0].redis_side.value())
+                                .dump())["faults"][0]["during"]["excess"]
           .get<std::int64_t>();
   CHECK(excess_everywhere >= 2 * during("local_fail_open", "excess") - 200);
 }

@@ -8,6 +8,7 @@
 #include "core/task.h"
 #include "redis/cluster.h"
 #include "redis/mock_store.h"
+#include "report/result_json.h"
 #include "scenario/load.h"
 #include "test_util.h"
 
@@ -200,7 +201,7 @@ TEST_CASE("cluster: scenario runs route per node, deterministically, and report 
   const RunResult second = rlsim::testing::run_text(scenario);
   const StrategyResult& tagged = rlsim::testing::by_label(first, "tagged");
   CHECK(tagged.decision_digest == rlsim::testing::by_label(second, "tagged").decision_digest);
-  const auto extra = nlohmann::json::parse(tagged.extra_fields.dump());
+  const auto extra = nlohmann::json::parse(redis_side_json(tagged.redis_side.value()).dump());
   REQUIRE(extra["redis_nodes"].size() == 3);
   CHECK(extra["redis_cluster"]["crossslot_errors"] == 0);
   // Only node 2 was down: only it refused calls.
@@ -210,7 +211,8 @@ TEST_CASE("cluster: scenario runs route per node, deterministically, and report 
   for (const auto& node : extra["redis_nodes"]) CHECK(node["commands"].get<int>() > 0);
   // Untagged two-key script: CROSSSLOT on every call; fail closed denies them all.
   const StrategyResult& untagged = rlsim::testing::by_label(first, "untagged");
-  const auto untagged_extra = nlohmann::json::parse(untagged.extra_fields.dump());
+  const auto untagged_extra =
+      nlohmann::json::parse(redis_side_json(untagged.redis_side.value()).dump());
   CHECK(untagged_extra["redis_cluster"]["crossslot_errors"].get<std::int64_t>() ==
         untagged.totals.offered);
   CHECK(untagged.totals.allowed == 0);

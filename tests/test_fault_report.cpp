@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/report.h"
+#include "report/result_json.h"
 #include "test_util.h"
 
 using namespace rlsim;
@@ -116,7 +117,8 @@ TEST_CASE("fault table: a hot key that may be counted high says what is certain"
   j["traffic"][0]["users"] = 40;
   const Scenario s = parse_scenario(j.dump(), "t.json");
   const RunResult result = rlsim::testing::run_text(s);
-  const auto extra = nlohmann::json::parse(result.strategies[0].extra_fields.dump());
+  const auto extra =
+      nlohmann::json::parse(redis_side_json(result.strategies[0].redis_side.value()).dump());
   const auto& top = extra["redis_node"]["hot_keys"][0];
   REQUIRE(top["ops_min"].get<int>() < top["ops"].get<int>());
   CHECK_THAT(

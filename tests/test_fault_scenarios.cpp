@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/run.h"
+#include "report/result_json.h"
 #include "scenario/load.h"
 
 using namespace rlsim;
@@ -29,7 +30,9 @@ Runs run_all(const std::string& name) {
   return runs;
 }
 
-json extra(const StrategyResult& r) { return json::parse(r.extra_fields.dump()); }
+json extra(const StrategyResult& r) {
+  return json::parse(redis_side_json(r.redis_side.value()).dump());
+}
 
 // The counts over decisions made during the scenario's first fault (docs/faults.md).
 json during_fault(const StrategyResult& r) { return extra(r)["faults"][0]["during"]; }

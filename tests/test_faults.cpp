@@ -9,6 +9,7 @@
 
 #include "app/faults.h"
 #include "app/run.h"
+#include "report/result_json.h"
 #include "scenario/load.h"
 #include "strategy/registry.h"
 
@@ -41,7 +42,7 @@ Run run(const std::string& text) {
   const Scenario scenario = parse_scenario(text, "t.json");
   const auto resolved = resolve_strategies(scenario, "t.json");
   Run out{run_strategy(scenario, resolved.at(0), 1), {}};
-  out.extra = json::parse(out.result.extra_fields.dump());
+  out.extra = json::parse(redis_side_json(out.result.redis_side.value()).dump());
   return out;
 }
 

@@ -264,13 +264,17 @@ TEST_CASE("redis-outage: Redis load, fallback and breaker charts, each with the 
   for (const StrategyResult& strategy : result.strategies) {
     const ChartSeries* series = find_series(*fallback, strategy.label + " (");
     REQUIRE(series != nullptr);
-    const double bucket_s = strategy.extra_fields["resilience"]["fallback_series"]["bucket_s"];
+    REQUIRE(strategy.redis_side);
+    REQUIRE(strategy.redis_side->resilience);
+    const ResilienceResult& resilience = *strategy.redis_side->resilience;
+    REQUIRE(resilience.fallback_series);
+    const double bucket_s = resilience.fallback_series->bucket_s;
     double total = 0, outside = 0;
     for (const auto& [x, y] : series->points) {
       total += y * bucket_s;
       if (x < 3.0 || x >= 3.5) outside += y * bucket_s;
     }
-    CHECK(total == Approx(strategy.extra_fields["resilience"]["fallback_decisions"].get<double>()));
+    CHECK(total == Approx(static_cast<double>(resilience.fallback_decisions)));
     CHECK(outside < 0.01 * total);
   }
   // The node executes nothing while it is down, and about 100 commands a second before.
@@ -291,20 +295,23 @@ TEST_CASE("redis-saturation: utilization and queue over time follow the node's t
   REQUIRE(utilization != nullptr);
   REQUIRE(queue != nullptr);
   for (const StrategyResult& strategy : result.strategies) {
-    const auto& node = strategy.extra_fields["redis_node"];
+    REQUIRE(strategy.redis_side);
+    REQUIRE(strategy.redis_side->redis_node);
+    const NodeResult& node = *strategy.redis_side->redis_node;
     const ChartSeries* series = find_series(*utilization, strategy.label);
     REQUIRE(series != nullptr);
     // The busy time per bucket adds up to the run's utilization (busy time over the duration,
     // the requests that drain after the end included).
-    const double bucket_s = node["utilization_series"]["bucket_s"];
+    const double bucket_s = node.utilization_series.bucket_s;
     const double duration_s = static_cast<double>(s.duration_us) / kUsPerS;
     double busy_s = 0;
     for (const auto& point : series->points) busy_s += point.second / 100 * bucket_s;
-    CHECK(busy_s / duration_s == Approx(node["utilization"].get<double>()).margin(0.001));
+    CHECK(busy_s / duration_s == Approx(node.utilization).margin(0.001));
     CHECK(max_y(*series) <= 100.0);
     CHECK(max_y(*series) > 90.0);  // the 50,000 req/s second saturates the node
     // The longest queue of any bucket is at least the p99 of every call's queue.
-    CHECK(max_y(*find_series(*queue, strategy.label)) >= node["queue_length_p99"].get<double>());
+    CHECK(max_y(*find_series(*queue, strategy.label)) >=
+          static_cast<double>(node.queue_length_p99));
   }
 }
 

@@ -3,7 +3,6 @@
 // "redis.cluster", and the figures of each Redis node (a cluster's or the one server's) for the
 // report (the Redis faults per node are in app/faults.h).
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "core/simulator.h"
@@ -11,6 +10,7 @@
 #include "redis/node_stats.h"
 #include "redis/server.h"
 #include "scenario/model.h"
+#include "world/results.h"
 
 namespace rlsim {
 
@@ -20,14 +20,14 @@ namespace rlsim {
 std::unique_ptr<RedisCluster> make_embedded_cluster(const Scenario& scenario, Simulator& sim,
                                                     const RedisTiming& timing, std::uint64_t seed);
 
-// The report's object for one Redis node ("redis_node", and each entry of "redis_nodes"): its
-// counters, commandstats, hot keys, utilization, queue and series, over a run ending at `end_us`.
-nlohmann::ordered_json node_report_json(const RedisStats& stats, const NodeStats& node,
-                                        int pool_size, TimeUs end_us);
+// One Redis node's figures ("redis_node", and each entry of "redis_nodes"): its counters,
+// commandstats, hot keys, utilization, queue and series, over a run ending at `end_us`.
+NodeResult node_result(const RedisStats& stats, const NodeStats& node, int pool_size,
+                       TimeUs end_us);
 
-// Adds "redis_cluster" (nodes, slot ranges, CROSSSLOT errors, the hottest node and the ops
-// imbalance) and "redis_nodes" (one node_report_json per node, with its slots) to `out`.
-void add_cluster_report(const RedisCluster& cluster, int pool_size, TimeUs end_us,
-                        nlohmann::ordered_json& out);
+// Sets the cluster's balance (CROSSSLOT errors, the hottest node, the ops imbalance) and one
+// node_result per node, with its slots and CROSSSLOT errors, in `out`.
+void add_cluster_result(const RedisCluster& cluster, int pool_size, TimeUs end_us,
+                        RedisSideResult& out);
 
 }  // namespace rlsim

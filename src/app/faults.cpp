@@ -270,56 +270,49 @@ void FaultSchedule::on_decided(const DecidedRequest& decided) {
   excess_seen_ = excess;
 }
 
-nlohmann::ordered_json FaultSchedule::report(TimeUs end_us) const {
-  nlohmann::ordered_json out;
-  out["waited_full_timeout"] = waited_full_timeout_;
+RedisSideResult FaultSchedule::report(TimeUs end_us) const {
+  RedisSideResult out;
+  out.waited_full_timeout = waited_full_timeout_;
   const RedisStats& stats = server_.stats();
   const NodeStats& node = server_.node_stats();
-  if (stats.round_trips + stats.refused + stats.lost > 0) {
-    out["redis_node"] = node_report_json(stats, node, scenario_.redis.pool_size, end_us);
-  }
-  if (cluster_ != nullptr) add_cluster_report(*cluster_, scenario_.redis.pool_size, end_us, out);
+  if (stats.round_trips + stats.refused + stats.lost > 0)
+    out.redis_node = node_result(stats, node, scenario_.redis.pool_size, end_us);
+  if (cluster_ != nullptr) add_cluster_result(*cluster_, scenario_.redis.pool_size, end_us, out);
   if (resilient_ != nullptr) {
-    out["resilience"] = resilient_->report(end_us);
-    const double bucket_s = to_seconds(server_.node_stats().bucket_us());
+    ResilienceResult& resilience = out.resilience.emplace(resilient_->report(end_us));
+    const double bucket_s = to_seconds(node.bucket_us());
     // As many buckets as the ops/s series: no fallback after the last one reads as 0, not absent.
     std::vector<std::int64_t> counts = fallback_per_bucket_;
-    counts.resize(std::max(counts.size(), server_.node_stats().ops_per_bucket().size()), 0);
-    nlohmann::ordered_json per_s = nlohmann::ordered_json::array();
+    counts.resize(std::max(counts.size(), node.ops_per_bucket().size()), 0);
+    BucketSeries<double>& per_s = resilience.fallback_series.emplace();
+    per_s.bucket_s = bucket_s;
     for (std::int64_t count : counts)
-      per_s.push_back(round4(static_cast<double>(count) / bucket_s));
-    out["resilience"]["fallback_series"] = {{"bucket_s", bucket_s}, {"values", per_s}};
+      per_s.values.push_back(round4(static_cast<double>(count) / bucket_s));
   }
   if (scenario_.faults.empty()) return out;
   const auto delta = [](const Snapshot& from, const Snapshot& to) {
-    return nlohmann::ordered_json{
-        {"offered", to.offered - from.offered},
-        {"allowed", to.allowed - from.allowed},
-        {"denied", to.denied - from.denied},
-        {"errors", to.errors - from.errors},
-        {"excess", to.excess - from.excess},
-        {"false_denials", to.false_denials - from.false_denials},
-        {"waited_full_timeout", to.waited_full_timeout - from.waited_full_timeout},
-        {"fallback_decisions", to.fallback_decisions - from.fallback_decisions}};
+    return FaultWindowResult::Counts{to.offered - from.offered,
+                                     to.allowed - from.allowed,
+                                     to.denied - from.denied,
+                                     to.errors - from.errors,
+                                     to.excess - from.excess,
+                                     to.false_denials - from.false_denials,
+                                     to.waited_full_timeout - from.waited_full_timeout,
+                                     to.fallback_decisions - from.fallback_decisions};
   };
   const Snapshot now = snapshot();
-  nlohmann::ordered_json faults = nlohmann::ordered_json::array();
+  std::vector<FaultWindowResult>& faults = out.faults.emplace();
   for (std::size_t i = 0; i < scenario_.faults.size(); ++i) {
     const FaultSpec& fault = scenario_.faults[i];
     const Window& window = windows_[i];
     const Snapshot& end = window.ended ? window.at_end : now;
     const Snapshot& after = window.after_taken ? window.at_after : now;
     const TimeUs end_of_fault_us = fault.at_us + fault.for_us;
-    faults.push_back(
-        {{"type", to_string(fault.type)},
-         {"at_s", to_seconds(fault.at_us)},
-         {"for_s", to_seconds(fault.for_us)},
-         {"during", delta(window.at_begin, end)},
-         {"after", delta(end, after)},
-         {"recovery_s",
-          window.last_excess_us < 0 ? 0.0 : to_seconds(window.last_excess_us - end_of_fault_us)}});
+    faults.push_back(FaultWindowResult{
+        to_string(fault.type), to_seconds(fault.at_us), to_seconds(fault.for_us),
+        delta(window.at_begin, end), delta(end, after),
+        window.last_excess_us < 0 ? 0.0 : to_seconds(window.last_excess_us - end_of_fault_us)});
   }
-  out["faults"] = faults;
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include "strategy/strategy.h"
 #include "world/deployment.h"
 #include "world/instances.h"
+#include "world/results.h"
 
 namespace rlsim {
 
@@ -65,9 +66,9 @@ class FaultSchedule final : public EventTarget, public DecisionObserver {
     return instance.id < crashed_.size() && crashed_[instance.id];
   }
 
-  // The fields this module adds to the strategy's report object ("waited_full_timeout",
-  // "redis_node", "resilience", "faults"); `end_us` is the end of the run.
-  nlohmann::ordered_json report(TimeUs end_us) const;
+  // The Redis side of the run (the node or the cluster's nodes, the error policy, the fault
+  // windows); `end_us` is the end of the run.
+  RedisSideResult report(TimeUs end_us) const;
 
   void on_event(std::uint64_t arg) override;
 

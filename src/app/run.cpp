@@ -149,7 +149,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     result_.backend = backend_json(deployment_.store());
     result_.clock = clock_watch_.report(pool_, end_us);
     result_.regions = regions_.report();
-    result_.extra_fields = faults_.report(end_us);
+    result_.redis_side = faults_.report(end_us);
     return std::move(result_);
   }
 

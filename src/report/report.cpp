@@ -7,6 +7,7 @@
 
 #include "report/fault_report.h"
 #include "report/partial.h"
+#include "report/result_json.h"
 #include "report/rounding.h"
 #include "report/sparkline.h"
 
@@ -99,7 +100,10 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
                        {"p99", totals.latency_us.quantile(0.99)},
                        {"max", totals.latency_us.max()}};
   out["strategy_metrics"] = result.strategy_metrics;
-  for (const auto& [key, value] : result.extra_fields.items()) out[key] = value;
+  if (result.redis_side) {
+    const ordered_json redis_side = redis_side_json(*result.redis_side);
+    for (const auto& [key, value] : redis_side.items()) out[key] = value;
+  }
   if (!result.clock.is_null()) out["clock"] = result.clock;
   if (!result.regions.is_null()) out["regions"] = result.regions;
   if (!result.backend.is_null()) out["backend"] = result.backend;

@@ -9,6 +9,7 @@
 
 #include "oracle/oracle.h"
 #include "scenario/model.h"
+#include "world/results.h"
 
 namespace rlsim {
 
@@ -23,9 +24,9 @@ struct StrategyResult {
   std::vector<std::pair<TimeUs, int>> instance_counts;  // (true time, active count) at each change
   nlohmann::ordered_json strategy_metrics =
       nlohmann::ordered_json::object();  // Strategy::write_metrics
-  // Fields appended to the strategy's report object as they are (app/faults.cpp: the fault
-  // windows, the Redis node's figures, the resilience policy's).
-  nlohmann::ordered_json extra_fields = nlohmann::ordered_json::object();
+  // The Redis nodes, the error policy and the fault windows (app/faults.cpp), when the run
+  // measured them.
+  std::optional<RedisSideResult> redis_side;
   nlohmann::ordered_json clock;    // clock attribution and error series, or null (docs/clocks.md)
   nlohmann::ordered_json regions;  // per region, or null (docs/regions.md)
   // An FNV-1a-style hash over the decision stream (request id, decision time, allowed, denied_by,

@@ -36,15 +36,16 @@ const std::string& color(std::size_t index) {
   return palette[index % palette.size()];
 }
 
-// A report series {bucket_s, values[]} as a step line from each bucket's start, times `scale`.
-ChartSeries bucket_series(const ordered_json& series, const TimeFrame& frame, std::string name,
-                          const std::string& line_color, double scale) {
+// A series of values per time bucket as a step line from each bucket's start, times `scale`.
+template <typename Value>
+ChartSeries bucket_series(const BucketSeries<Value>& series, const TimeFrame& frame,
+                          std::string name, const std::string& line_color, double scale) {
   ChartSeries out{std::move(name), line_color, {}, true, false};
-  const double bucket_us = series["bucket_s"].get<double>() * kUsPerS;
-  const ordered_json& values = series["values"];
+  const double bucket_us = series.bucket_s * kUsPerS;
+  const std::vector<Value>& values = series.values;
   for (std::size_t k = 0; k < values.size(); ++k) {
     out.points.emplace_back(static_cast<double>(k) * bucket_us / frame.divisor_us,
-                            values[k].get<double>() * scale);
+                            static_cast<double>(values[k]) * scale);
   }
   // A bucket's value holds until the bucket's end, not to the end of the chart.
   const double end = static_cast<double>(values.size()) * bucket_us / frame.divisor_us;
@@ -76,17 +77,15 @@ void redis_charts(const TimeFrame& frame, std::vector<Chart>& charts) {
   bool queued = false;
   for (std::size_t i = 0; i < result.strategies.size(); ++i) {
     const StrategyResult& strategy = result.strategies[i];
-    const ordered_json* stats = field(strategy.extra_fields, "redis_node");
-    if (stats == nullptr) continue;
-    if (const ordered_json* series = field(*stats, "ops_per_s"))
-      ops.series.push_back(bucket_series(*series, frame, strategy.label, color(i), 1.0));
-    if (const ordered_json* series = field(*stats, "utilization_series"))
-      utilization.series.push_back(bucket_series(*series, frame, strategy.label, color(i), 100.0));
-    if (const ordered_json* series = field(*stats, "queue_length_max_series")) {
-      queue.series.push_back(bucket_series(*series, frame, strategy.label, color(i), 1.0));
-      // Queueing worth a chart: at least 1% of the calls found commands ahead of them.
-      queued = queued || (*stats)["queue_length_p99"].get<double>() > 0;
-    }
+    if (!strategy.redis_side || !strategy.redis_side->redis_node) continue;
+    const NodeResult& stats = *strategy.redis_side->redis_node;
+    ops.series.push_back(bucket_series(stats.ops_per_s, frame, strategy.label, color(i), 1.0));
+    utilization.series.push_back(
+        bucket_series(stats.utilization_series, frame, strategy.label, color(i), 100.0));
+    queue.series.push_back(
+        bucket_series(stats.queue_length_max_series, frame, strategy.label, color(i), 1.0));
+    // Queueing worth a chart: at least 1% of the calls found commands ahead of them.
+    queued = queued || stats.queue_length_p99 > 0;
   }
   if (!ops.series.empty()) charts.push_back(std::move(ops));
   if (!utilization.series.empty()) charts.push_back(std::move(utilization));
@@ -94,16 +93,18 @@ void redis_charts(const TimeFrame& frame, std::vector<Chart>& charts) {
   // An embedded cluster (docs/cluster.md): per strategy, each node's utilization, so a hot node
   // stands out from the others.
   for (std::size_t i = 0; i < result.strategies.size(); ++i) {
-    const ordered_json* nodes = field(result.strategies[i].extra_fields, "redis_nodes");
-    if (nodes == nullptr) continue;
+    const auto& side = result.strategies[i].redis_side;
+    if (!side || !side->redis_cluster) continue;
     Chart chart =
         time_chart(frame, fmt::format("cluster-utilization-{}", i + 1),
                    fmt::format("{}: utilization of each cluster node", result.strategies[i].label),
                    "utilization (%)");
-    for (const ordered_json& cluster_node : *nodes)
-      chart.series.push_back(bucket_series(cluster_node["utilization_series"], frame,
-                                           fmt::format("node {}", cluster_node["node"].get<int>()),
-                                           color(cluster_node["node"].get<std::size_t>()), 100.0));
+    for (const NodeResult& cluster_node : side->redis_nodes) {
+      const int node_index = cluster_node.node.value_or(0);
+      chart.series.push_back(bucket_series(cluster_node.utilization_series, frame,
+                                           fmt::format("node {}", node_index),
+                                           color(static_cast<std::size_t>(node_index)), 100.0));
+    }
     charts.push_back(std::move(chart));
   }
 }
@@ -116,24 +117,21 @@ void fallback_chart(const TimeFrame& frame, std::vector<Chart>& charts) {
                  "fallback decisions per second");
   for (std::size_t i = 0; i < frame.result.strategies.size(); ++i) {
     const StrategyResult& strategy = frame.result.strategies[i];
-    const ordered_json* resilience = field(strategy.extra_fields, "resilience");
-    if (resilience == nullptr || (*resilience)["fallback_decisions"].get<std::int64_t>() == 0)
-      continue;
-    if (const ordered_json* series = field(*resilience, "fallback_series")) {
-      chart.series.push_back(bucket_series(
-          *series, frame,
-          fmt::format("{} ({})", strategy.label, (*resilience)["policy"].get<std::string>()),
-          color(i), 1.0));
-    }
+    if (!strategy.redis_side || !strategy.redis_side->resilience) continue;
+    const ResilienceResult& resilience = *strategy.redis_side->resilience;
+    if (resilience.fallback_decisions == 0 || !resilience.fallback_series) continue;
+    chart.series.push_back(bucket_series(*resilience.fallback_series, frame,
+                                         fmt::format("{} ({})", strategy.label, resilience.policy),
+                                         color(i), 1.0));
   }
   if (!chart.series.empty()) charts.push_back(std::move(chart));
 }
 
 // How many instances' breakers were closed, half-open and open over time, stacked: rebuilt from
 // the breaker's timeline (every breaker starts closed with its instance) and the instance count.
-Chart breaker_chart(const TimeFrame& frame, std::size_t index, const ordered_json& breaker) {
+Chart breaker_chart(const TimeFrame& frame, std::size_t index, const BreakerResult& breaker) {
   const StrategyResult& strategy = frame.result.strategies[index];
-  const bool truncated = breaker.value("timeline_truncated", false);
+  const bool truncated = breaker.timeline_truncated;
   Chart chart = time_chart(frame, fmt::format("breaker-{}", index + 1),
                            fmt::format("{}: circuit breaker state of each instance{}",
                                        strategy.label, truncated ? " (timeline truncated)" : ""),
@@ -142,30 +140,26 @@ Chart breaker_chart(const TimeFrame& frame, std::size_t index, const ordered_jso
   ChartSeries half_open{"half-open (probing)", "#E69F00", {}, true, false, true};
   ChartSeries open{"open (fallback, no Redis call)", "#D55E00", {}, true, false, true};
   std::map<std::int64_t, std::string> state;  // instance id -> state, when not closed
-  const ordered_json& timeline = breaker["timeline"];
+  const auto& timeline = breaker.timeline;
   const auto& counts = strategy.instance_counts;
   std::size_t next_transition = 0, next_count = 0;
   int active = 0;
   while (next_transition < timeline.size() || next_count < counts.size()) {
     // The next moment anything changed; every change at that moment applies before the point.
     double at_us = std::numeric_limits<double>::max();
-    if (next_transition < timeline.size())
-      at_us = timeline[next_transition]["at_s"].get<double>() * kUsPerS;
+    if (next_transition < timeline.size()) at_us = timeline[next_transition].at_s * kUsPerS;
     if (next_count < counts.size())
       at_us = std::min(at_us, static_cast<double>(counts[next_count].first));
     // Transitions while the last requests drain after the end are not drawn.
     if (at_us > static_cast<double>(frame.result.scenario->duration_us)) break;
     while (next_count < counts.size() && static_cast<double>(counts[next_count].first) <= at_us)
       active = counts[next_count++].second;
-    while (next_transition < timeline.size() &&
-           timeline[next_transition]["at_s"].get<double>() * kUsPerS <= at_us) {
-      const ordered_json& entry = timeline[next_transition++];
-      const auto id = entry["instance"].get<std::int64_t>();
-      const std::string to = entry["to"].get<std::string>();
-      if (to == "closed") {
-        state.erase(id);
+    while (next_transition < timeline.size() && timeline[next_transition].at_s * kUsPerS <= at_us) {
+      const BreakerTransition& entry = timeline[next_transition++];
+      if (entry.to == "closed") {
+        state.erase(entry.instance);
       } else {
-        state[id] = to;
+        state[entry.instance] = entry.to;
       }
     }
     int opened = 0, probing = 0;
@@ -278,10 +272,9 @@ void append_state_charts(const RunResult& result, double divisor_us, const std::
   redis_charts(frame, charts);
   fallback_chart(frame, charts);
   for (std::size_t i = 0; i < result.strategies.size(); ++i) {
-    const ordered_json* resilience = field(result.strategies[i].extra_fields, "resilience");
-    if (resilience == nullptr) continue;
-    if (const ordered_json* breaker = field(*resilience, "breaker"))
-      charts.push_back(breaker_chart(frame, i, *breaker));
+    const auto& side = result.strategies[i].redis_side;
+    if (side && side->resilience && side->resilience->breaker)
+      charts.push_back(breaker_chart(frame, i, *side->resilience->breaker));
   }
   clock_chart(frame, charts);
   region_charts(frame, charts);

@@ -278,24 +278,21 @@ void ResilientStrategy::write_metrics(nlohmann::ordered_json& out) const {
   inner_->write_metrics(out);
 }
 
-nlohmann::ordered_json ResilientStrategy::report(TimeUs end_us) const {
+ResilienceResult ResilientStrategy::report(TimeUs end_us) const {
   const auto seconds = [](DurationUs us) { return static_cast<double>(us) / kUsPerS; };
-  nlohmann::ordered_json out;
-  out["policy"] = to_string(spec_.policy);
-  if (spec_.policy == ErrorPolicy::kLocalFallback) out["divisor"] = spec_.divisor;
-  out["decisions"] = decisions_;
-  out["error_decisions"] = error_decisions_;
-  out["fallback_decisions"] = fallback_decisions_;
-  out["fallback_rate"] = decisions_ == 0 ? 0.0
-                                         : std::round(static_cast<double>(fallback_decisions_) *
-                                                      10000.0 / static_cast<double>(decisions_)) /
-                                               10000.0;
-  out["fallback_denied"] = fallback_denied_;
-  out["short_circuited"] = short_circuited_;
-  if (!spec_.breaker.enabled) {
-    out["breaker"] = nullptr;
-    return out;
-  }
+  ResilienceResult out;
+  out.policy = to_string(spec_.policy);
+  if (spec_.policy == ErrorPolicy::kLocalFallback) out.divisor = spec_.divisor;
+  out.decisions = decisions_;
+  out.error_decisions = error_decisions_;
+  out.fallback_decisions = fallback_decisions_;
+  out.fallback_rate = decisions_ == 0 ? 0.0
+                                      : std::round(static_cast<double>(fallback_decisions_) *
+                                                   10000.0 / static_cast<double>(decisions_)) /
+                                            10000.0;
+  out.fallback_denied = fallback_denied_;
+  out.short_circuited = short_circuited_;
+  if (!spec_.breaker.enabled) return out;
   std::array<DurationUs, 3> time_us = retired_time_us_;
   for (const PerInstance& state : instances_) {
     if (!state.breaker) continue;
@@ -306,26 +303,21 @@ nlohmann::ordered_json ResilientStrategy::report(TimeUs end_us) const {
   std::stable_sort(timeline.begin(), timeline.end(), [](const auto& a, const auto& b) {
     return a.at_us != b.at_us ? a.at_us < b.at_us : a.instance < b.instance;
   });
-  nlohmann::ordered_json entries = nlohmann::ordered_json::array();
+  const BreakerSpec& spec = spec_.breaker;
+  BreakerResult& breaker = out.breaker.emplace();
+  breaker.failures = spec.failures;
+  breaker.window_s = seconds(spec.window_us);
+  breaker.cooldown_s = seconds(spec.cooldown_us);
+  breaker.probes = spec.probes;
+  breaker.transitions = transitions_;
+  breaker.opened = opened_;
+  breaker.closed_s = seconds(time_us[0]);
+  breaker.open_s = seconds(time_us[1]);
+  breaker.half_open_s = seconds(time_us[2]);
   for (const auto& entry : timeline)
-    entries.push_back({{"at_s", seconds(entry.at_us)},
-                       {"instance", entry.instance},
-                       {"from", to_string(entry.from)},
-                       {"to", to_string(entry.to)}});
-  const BreakerSpec& b = spec_.breaker;
-  out["breaker"] = {
-      {"failures", b.failures},
-      {"window_s", seconds(b.window_us)},
-      {"cooldown_s", seconds(b.cooldown_us)},
-      {"probes", b.probes},
-      {"transitions", transitions_},
-      {"opened", opened_},
-      {"time_s",
-       {{"closed", seconds(time_us[0])},
-        {"open", seconds(time_us[1])},
-        {"half_open", seconds(time_us[2])}}},
-      {"timeline", entries},
-      {"timeline_truncated", transitions_ > static_cast<std::int64_t>(timeline_.size())}};
+    breaker.timeline.push_back(
+        {seconds(entry.at_us), entry.instance, to_string(entry.from), to_string(entry.to)});
+  breaker.timeline_truncated = transitions_ > static_cast<std::int64_t>(timeline_.size());
   return out;
 }
 

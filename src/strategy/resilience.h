@@ -18,6 +18,7 @@
 
 #include "strategy/error_policy.h"
 #include "strategy/strategy.h"
+#include "world/results.h"
 
 namespace rlsim {
 
@@ -107,9 +108,9 @@ class ResilientStrategy final : public Strategy {
   const ResilienceSpec& spec() const { return spec_; }
   // Decisions the policy made instead of Redis: after a failed call, or with the breaker open.
   std::int64_t fallback_decisions() const { return fallback_decisions_; }
-  // The "resilience" object of the JSON report (docs/metrics.md#resilience); breakers still
+  // What the policy did (the report's "resilience", docs/resilience.md#report); breakers still
   // running are counted up to `end_us`, the end of the run's traffic.
-  nlohmann::ordered_json report(TimeUs end_us) const;
+  ResilienceResult report(TimeUs end_us) const;
 
   static constexpr std::size_t kMaxTimeline = 1000;
 

@@ -1,0 +1,17 @@
+#pragma once
+// The JSON of a run's typed Redis-side results (world/results.h): the fields report_json writes
+// after strategy_metrics, in the report's field order (docs/metrics.md).
+#include <nlohmann/json.hpp>
+
+#include "world/results.h"
+
+namespace rlsim {
+
+// waited_full_timeout, then redis_node, redis_cluster and redis_nodes, resilience and faults as
+// far as the run has them.
+nlohmann::ordered_json redis_side_json(const RedisSideResult& result);
+
+nlohmann::ordered_json node_json(const NodeResult& node);
+nlohmann::ordered_json resilience_json(const ResilienceResult& resilience);
+
+}  // namespace rlsim

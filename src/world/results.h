@@ -1,0 +1,119 @@
+#pragma once
+// What a run measured of its Redis nodes, its fault windows and its error policy, as typed values:
+// filled by app/ (the nodes, the cluster, the fault windows) and strategy/resilience (the policy),
+// rendered by report/ (report/result_json.cpp is where they become JSON; docs/metrics.md names
+// each field). Plain data, in the order the JSON report lists the fields.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rlsim {
+
+// A value per time bucket of `bucket_s` seconds, from virtual time 0.
+template <typename Value>
+struct BucketSeries {
+  double bucket_s = 0;
+  std::vector<Value> values;
+};
+
+// One Redis node over the run (docs/metrics.md, "Per-strategy fields"): INFO commandstats, the
+// hottest keys, utilization, queueing, call latency, errors by kind, the connection pool and
+// per-bucket series.
+struct NodeResult {
+  std::optional<int> node;                 // its index, on an embedded cluster
+  std::vector<std::pair<int, int>> slots;  // its slot ranges (first, last), on an embedded cluster
+  std::uint64_t commands = 0;
+  std::vector<std::pair<std::string, std::uint64_t>> commandstats;  // by command name
+  struct HotKey {
+    std::string key;
+    std::uint64_t ops = 0;
+    std::uint64_t ops_min = 0;  // what is certain when the key took over another's counter
+  };
+  std::vector<HotKey> hot_keys;  // hottest first
+  double utilization = 0;        // busy time over the run's span, rounded to 4 places
+  std::int64_t queue_length_p99 = 0;
+  std::int64_t max_queue_wait_us = 0;
+  struct Latency {
+    std::int64_t p50 = 0, p99 = 0, max = 0;
+  };
+  Latency call_latency_us;
+  struct Errors {
+    std::uint64_t timeouts = 0, refused = 0, lost = 0, error_replies = 0;
+    std::optional<std::uint64_t> crossslot;  // on an embedded cluster
+  };
+  Errors errors;
+  struct Pool {
+    int size = 0;
+    std::uint64_t waits = 0;
+    std::int64_t wait_total_us = 0, max_wait_us = 0;
+  };
+  Pool pool;
+  BucketSeries<double> ops_per_s;
+  BucketSeries<double> utilization_series;
+  BucketSeries<std::int64_t> queue_length_max_series;
+};
+
+// An embedded Redis Cluster's balance over the run (docs/metrics.md, "Per-strategy fields").
+struct ClusterResult {
+  int nodes = 0;
+  std::uint64_t commands = 0;
+  std::uint64_t crossslot_errors = 0;
+  int hottest_node = 0;
+  double max_utilization = 0;
+  double ops_imbalance = 0;  // the busiest node's commands over the mean: 1 is even
+  double peak_utilization = 0;
+  double bucket_ops_imbalance = 0;  // the same per time bucket, averaged over busy buckets
+};
+
+// One change of an instance's circuit breaker.
+struct BreakerTransition {
+  double at_s = 0;
+  std::int64_t instance = 0;
+  std::string from, to;
+};
+// The circuit breakers of a strategy run (one per instance).
+struct BreakerResult {
+  std::int64_t failures = 0;
+  double window_s = 0, cooldown_s = 0;
+  std::int64_t probes = 0, transitions = 0, opened = 0;
+  double closed_s = 0, open_s = 0, half_open_s = 0;  // instance-seconds in each state
+  std::vector<BreakerTransition> timeline;           // by time, then instance
+  bool timeline_truncated = false;
+};
+
+// What the error policy and the circuit breaker did (docs/resilience.md#report).
+struct ResilienceResult {
+  std::string policy;                   // fail_open, fail_closed or local_fallback
+  std::optional<std::int64_t> divisor;  // for local_fallback
+  std::int64_t decisions = 0, error_decisions = 0, fallback_decisions = 0;
+  double fallback_rate = 0;  // rounded to 4 places
+  std::int64_t fallback_denied = 0, short_circuited = 0;
+  std::optional<BreakerResult> breaker;                 // none when the breaker is off
+  std::optional<BucketSeries<double>> fallback_series;  // fallback decisions per second
+};
+
+// One fault's window (docs/faults.md): what happened during it and in the window after.
+struct FaultWindowResult {
+  std::string type;
+  double at_s = 0, for_s = 0;
+  struct Counts {
+    std::int64_t offered = 0, allowed = 0, denied = 0, errors = 0, excess = 0, false_denials = 0,
+                 waited_full_timeout = 0, fallback_decisions = 0;
+  };
+  Counts during, after;
+  double recovery_s = 0;  // from the fault's end to the last admission beyond the limit
+};
+
+// The Redis side of one strategy run, in report order.
+struct RedisSideResult {
+  std::int64_t waited_full_timeout = 0;  // requests that waited a full Redis timeout
+  std::optional<NodeResult> redis_node;  // the single server, when it was called
+  std::optional<ClusterResult> redis_cluster;
+  std::vector<NodeResult> redis_nodes;  // an embedded cluster's nodes
+  std::optional<ResilienceResult> resilience;
+  std::optional<std::vector<FaultWindowResult>> faults;  // when the scenario has faults
+};
+
+}  // namespace rlsim
