@@ -4,6 +4,7 @@
 
 #include "strategy/registry.h"
 #include "strategy/resilience.h"
+#include "strategy_harness.h"
 
 using namespace rlsim;
 using State = CircuitBreaker::State;
@@ -136,13 +137,52 @@ TEST_CASE("resilience: on_error's names and old names parse to one policy") {
   CHECK_FALSE(parse_error_policy("open").has_value());
   // A strategy made without the decorator sees the text as given: fail_open must skip a failed
   // limit as allow does (before, only "allow" did, and "fail_open" failed closed).
-  CHECK(skips_failed_limit(error_policy_of({{"on_error", "fail_open"}})));
-  CHECK(skips_failed_limit(error_policy_of({{"on_error", "local_fallback"}})));
-  CHECK_FALSE(skips_failed_limit(error_policy_of({{"on_error", "fail_closed"}})));
-  CHECK_FALSE(skips_failed_limit(error_policy_of({{"on_error", "deny"}})));
+  const auto policy_of = [](const char* text) {
+    const nlohmann::json params = {{"on_error", text}};
+    return ParamReader(params).error_policy();
+  };
+  CHECK(skips_failed_limit(policy_of("fail_open")));
+  CHECK(skips_failed_limit(policy_of("local_fallback")));
+  CHECK_FALSE(skips_failed_limit(policy_of("fail_closed")));
+  CHECK_FALSE(skips_failed_limit(policy_of("deny")));
   for (const ErrorPolicy policy :
        {ErrorPolicy::kFailOpen, ErrorPolicy::kFailClosed, ErrorPolicy::kLocalFallback})
     CHECK(parse_error_policy(to_string(policy)) == policy);
+}
+
+TEST_CASE("resilience: every strategy fails open under fail_open and allow, closed otherwise") {
+  // Every call times out (a 100 ms round trip, a 50 ms timeout). The decorator passes fail_open
+  // and fail_closed decisions through as the strategy made them, so these are the strategy's own
+  // reading of on_error: under fail_open (or allow) each failed limit is skipped, under
+  // fail_closed (or deny) it denies. Four requests over a limit of 2, so that a strategy that
+  // counted anything would deny some.
+  const char* limit = R"({"name": "per_user", "key": "user", "limit": 2, "window": "1m"})";
+  int strategies = 0;
+  for (const StrategyInfo& info : strategy_registry()) {
+    const bool takes_on_error =
+        std::any_of(info.params.begin(), info.params.end(),
+                    [](const ParamSpec& p) { return p.name == "on_error"; });
+    if (!takes_on_error) continue;
+    ++strategies;
+    const std::string extra =
+        info.name != "custom_lua" ? "" : R"(, "script": "scripts/fixed_window.lua",
+                                       "keys": ["${prefix}${key}:${window}"],
+                                       "args": ["${limit}", "${window_ms}"])";
+    for (const char* policy : {"fail_open", "allow", "fail_closed", "deny"}) {
+      const bool open = std::string(policy) == "fail_open" || std::string(policy) == "allow";
+      INFO(info.name << ", on_error " << policy);
+      rlsim::testing::StrategyHarness h(
+          limit, fmt::format(R"({{"name": "{}", "on_error": "{}"{}}})", info.name, policy, extra),
+          {0}, 100'000, 50'000, std::string(RLSIM_SOURCE_DIR) + "/scenarios");
+      for (int i = 0; i < 4; ++i) h.request(i * 10'000);
+      for (const Decision& d : h.run()) {
+        CHECK(d.error);
+        CHECK(d.allowed == open);
+      }
+      CHECK(h.strategy().fatal_error().empty());
+    }
+  }
+  CHECK(strategies == 13);  // every Redis strategy, custom_lua included
 }
 
 TEST_CASE("resilience: parameters, aliases and their errors") {
@@ -150,14 +190,15 @@ TEST_CASE("resilience: parameters, aliases and their errors") {
   const auto resolved =
       resolve_params(*find_strategy("redis_fixed_window"), nlohmann::json::object(), field, error);
   REQUIRE(resolved);
-  const ResilienceSpec defaults = resilience_spec(*resolved, 7);
+  const ResilienceSpec defaults = resilience_spec(ParamReader(*resolved), 7);
   CHECK(defaults.policy == ErrorPolicy::kFailOpen);
   CHECK(defaults.divisor == 7);  // the initial instance count
   CHECK_FALSE(defaults.breaker.enabled);
 
   const auto spec_of = [](const nlohmann::json& params) {
     std::string f, e;
-    return resilience_spec(*resolve_params(*find_strategy("redis_fixed_window"), params, f, e), 3);
+    const auto given = resolve_params(*find_strategy("redis_fixed_window"), params, f, e);
+    return resilience_spec(ParamReader(*given), 3);
   };
   CHECK(spec_of({{"on_error", "deny"}}).policy == ErrorPolicy::kFailClosed);
   CHECK(spec_of({{"on_error", "allow"}}).policy == ErrorPolicy::kFailOpen);

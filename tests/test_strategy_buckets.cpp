@@ -70,13 +70,13 @@ TEST_CASE("bucket shapes for the oracle follow the parameters") {
   std::string field, error;
   const auto defaults = resolve_params(*bucket, nlohmann::json::object(), field, error);
   REQUIRE(defaults);
-  CHECK(bucket->bucket_shape(*defaults, limit).capacity == 100);
-  CHECK(bucket->bucket_shape(*defaults, limit).refill_per_s == Approx(100.0 / 60));
+  CHECK(bucket->bucket_shape(ParamReader(*defaults), limit).capacity == 100);
+  CHECK(bucket->bucket_shape(ParamReader(*defaults), limit).refill_per_s == Approx(100.0 / 60));
   const auto given =
       resolve_params(*gcra, nlohmann::json{{"burst", 10}, {"rate", "2/s"}}, field, error);
   REQUIRE(given);
-  CHECK(gcra->bucket_shape(*given, limit).capacity == 10);
-  CHECK(gcra->bucket_shape(*given, limit).refill_per_s == 2);
+  CHECK(gcra->bucket_shape(ParamReader(*given), limit).capacity == 10);
+  CHECK(gcra->bucket_shape(ParamReader(*given), limit).refill_per_s == 2);
   CHECK_FALSE(resolve_params(*bucket, nlohmann::json{{"refill_rate", "fast"}}, field, error));
   CHECK(field == "refill_rate");
   CHECK(error == "expected a rate such as \"100/m\" or \"2.5/s\", got \"fast\"");

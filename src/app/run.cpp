@@ -211,7 +211,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     std::vector<BucketShape> shapes;
     if (!strategy.info->bucket_shape) return shapes;
     for (const Limit& limit : scenario.limits)
-      shapes.push_back(strategy.info->bucket_shape(strategy.params, limit));
+      shapes.push_back(strategy.info->bucket_shape(ParamReader(strategy.params), limit));
     return shapes;
   }
 

@@ -29,12 +29,6 @@ ParamSpec clock_refresh_param() {
 
 namespace {
 
-ClockSource::Kind kind_of(const nlohmann::json& params) {
-  const auto it = params.find("clock");
-  if (it == params.end() || *it == "local") return ClockSource::Kind::kLocal;
-  return *it == "redis_time" ? ClockSource::Kind::kRedisTime : ClockSource::Kind::kRedisTimeCached;
-}
-
 // TIME's reply: [seconds, microseconds] as bulk strings.
 bool parse_time(const Reply& reply, TimeUs& unix_us) {
   if (reply.type != Reply::Type::kArray || reply.elements.size() != 2) return false;
@@ -50,11 +44,22 @@ bool parse_time(const Reply& reply, TimeUs& unix_us) {
 
 }  // namespace
 
-ClockSource::ClockSource(const nlohmann::json& params, Simulator& sim, RedisServer& redis)
-    : kind_(kind_of(params)), sim_(sim), redis_(redis) {
-  if (const auto it = params.find("clock_refresh"); it != params.end() && it->is_string())
-    refresh_us_ = parse_duration(it->get<std::string>()).value_or(0);
+ClockParams parse_clock_params(const ParamReader& params) {
+  ClockParams clock;
+  clock.kind = params.choice<ClockSource::Kind>(
+      "clock", {{"local", ClockSource::Kind::kLocal},
+                {"redis_time", ClockSource::Kind::kRedisTime},
+                {"redis_time_cached", ClockSource::Kind::kRedisTimeCached}});
+  clock.refresh_us = params.duration_us("clock_refresh");
+  return clock;
 }
+
+RedisCallParams parse_redis_call_params(const ParamReader& params) {
+  return RedisCallParams{params.error_policy(), parse_clock_params(params)};
+}
+
+ClockSource::ClockSource(const ClockParams& params, Simulator& sim, RedisServer& redis)
+    : kind_(params.kind), refresh_us_(params.refresh_us), sim_(sim), redis_(redis) {}
 
 Task<bool> ClockSource::begin(const Instance& instance, Base& base, RedisServer* server) {
   if (kind_ == Kind::kRedisTimeCached) {

@@ -19,6 +19,8 @@ namespace rlsim {
 ParamSpec clock_param();
 ParamSpec clock_refresh_param();
 
+struct ClockParams;
+
 // A decision whose TIME call failed or timed out: without a trustworthy now, on_error decides as
 // for any failed Redis call (admitted under fail open, else denied by the first limit), an error.
 inline Decision time_failed_decision(bool fail_open) {
@@ -29,8 +31,7 @@ class ClockSource {
  public:
   enum class Kind { kLocal, kRedisTime, kRedisTimeCached };
 
-  // `params` holds `clock` and `clock_refresh` (resolved against the registry).
-  ClockSource(const nlohmann::json& params, Simulator& sim, RedisServer& redis);
+  ClockSource(const ClockParams& params, Simulator& sim, RedisServer& redis);
 
   // One decision's time base: a TIME reading (Unix us) and the instance's monotonic clock when it
   // was taken. Unused by `local`.
@@ -72,5 +73,22 @@ class ClockSource {
   std::int64_t lag_total_us_ = 0;  // sum of (Redis clock now - value passed)
   DurationUs lag_max_abs_us_ = 0;
 };
+
+// The `clock` and `clock_refresh` parameters (clock_param, clock_refresh_param), typed.
+struct ClockParams {
+  ClockSource::Kind kind = ClockSource::Kind::kLocal;
+  DurationUs refresh_us = 0;  // redis_time_cached: how old a TIME reading may get
+};
+ClockParams parse_clock_params(const ParamReader& params);
+
+// What every strategy that calls Redis and takes now from a ClockSource declares: on_error
+// (on_error_param), clock and clock_refresh.
+struct RedisCallParams {
+  ErrorPolicy on_error = ErrorPolicy::kFailOpen;
+  ClockParams clock;
+  // Whether a limit whose Redis call failed is skipped (skips_failed_limit) rather than denied.
+  bool fail_open() const { return skips_failed_limit(on_error); }
+};
+RedisCallParams parse_redis_call_params(const ParamReader& params);
 
 }  // namespace rlsim

@@ -14,11 +14,19 @@
 namespace rlsim {
 namespace {
 
+struct CrdtCounterParams {
+  DurationUs replication_delay_us = kUsPerS;  // an increment's trip to the other regions
+};
+
+CrdtCounterParams parse_crdt_counter_params(const ParamReader& params) {
+  return CrdtCounterParams{params.duration_us("replication_delay")};
+}
+
 class CrdtCounter final : public Strategy, public EventTarget {
  public:
   explicit CrdtCounter(StrategyEnv env)
       : env_(std::move(env)),
-        delay_us_(*parse_duration(env_.params.at("replication_delay").get<std::string>())),
+        delay_us_(parse_crdt_counter_params(ParamReader(env_.params)).replication_delay_us),
         // A replica per region (one without regions).
         replicas_(env_.deployment != nullptr ? env_.deployment->region_count() : 1) {}
 

@@ -200,16 +200,29 @@ std::optional<std::string> read_script(const std::string& path, std::string& err
   return text.str();
 }
 
+// script, keys, args and allow_if as given (on_error and the clock: PerLimitScriptStrategy); the
+// templates and the rule are parsed from them by check_custom_lua, then by the strategy.
+struct CustomLuaParams {
+  std::string script;  // relative to the scenario file
+  std::vector<std::string> keys;
+  std::vector<std::string> args;
+  std::string allow_if;
+};
+
+CustomLuaParams parse_custom_lua_params(const ParamReader& params) {
+  return CustomLuaParams{params.string("script"), params.string_array("keys"),
+                         params.string_array("args"), params.string("allow_if")};
+}
+
 class CustomLua final : public PerLimitScriptStrategy {
  public:
-  CustomLua(StrategyEnv env, std::string path, std::string text)
-      : PerLimitScriptStrategy(std::move(env), Script(std::move(path), std::move(text))) {
-    std::string error;
-    for (const auto& key : env_.params.at("keys"))
-      keys_.push_back(*parse_template(key.get<std::string>(), error));
-    for (const auto& arg : env_.params.at("args"))
-      args_.push_back(*parse_template(arg.get<std::string>(), error));
-    rule_ = *parse_rule(env_.params.at("allow_if").get<std::string>(), error);
+  CustomLua(StrategyEnv env, const CustomLuaParams& params, std::string path, std::string text)
+      : PerLimitScriptStrategy(std::move(env), Script(std::move(path), std::move(text))),
+        allow_if_(params.allow_if) {
+    std::string error;  // none: check_custom_lua parsed the same text
+    for (const std::string& key : params.keys) keys_.push_back(*parse_template(key, error));
+    for (const std::string& arg : params.args) args_.push_back(*parse_template(arg, error));
+    rule_ = *parse_rule(allow_if_, error);
   }
 
   void unreadable(std::string message) { fail(std::move(message)); }
@@ -303,55 +316,59 @@ class CustomLua final : public PerLimitScriptStrategy {
     if (readable && value->type == Reply::Type::kArray) readable = false;
     if (!readable) {
       fail(fmt::format("script {}: reply {} does not fit allow_if \"{}\"", script_.name(),
-                       to_display(reply), env_.params.at("allow_if").get<std::string>()));
+                       to_display(reply), allow_if_));
       return false;
     }
     return holds(rule_, number);
   }
 
+  std::string allow_if_;  // as given, for the message when a reply does not fit it
   std::vector<Template> keys_;
   std::vector<Template> args_;
   Rule rule_;
 };
 
-// Checks a "keys" or "args" array of templates.
-bool check_templates(const nlohmann::json& templates, const std::string& name, std::string& field,
-                     std::string& error) {
+// Checks a "keys" or "args" array of templates (each a string: resolve_params checked that).
+bool check_templates(const std::vector<std::string>& templates, const std::string& name,
+                     std::string& field, std::string& error) {
   for (std::size_t i = 0; i < templates.size(); ++i) {
     field = fmt::format("{}[{}]", name, i);
-    if (!templates[i].is_string()) {
-      error = fmt::format("expected a template string such as \"rl:${{user}}\", got {}",
-                          templates[i].dump());
-      return false;
-    }
-    if (!parse_template(templates[i].get<std::string>(), error)) return false;
+    if (!parse_template(templates[i], error)) return false;
   }
   return true;
 }
 
-bool check_custom_lua(const nlohmann::json& params, const std::string& scenario_dir,
+bool check_custom_lua(const ParamReader& reader, const std::string& scenario_dir,
                       std::string& field, std::string& error) {
+  const CustomLuaParams params = parse_custom_lua_params(reader);
   field = "script";
-  if (!read_script(script_path(scenario_dir, params.at("script")), error)) return false;
-  if (!check_templates(params.at("keys"), "keys", field, error)) return false;
-  if (!check_templates(params.at("args"), "args", field, error)) return false;
-  if (params.at("keys").size() + params.at("args").size() > kMaxTemplates) {
+  if (!read_script(script_path(scenario_dir, params.script), error)) return false;
+  if (!check_templates(params.keys, "keys", field, error)) return false;
+  if (!check_templates(params.args, "args", field, error)) return false;
+  if (params.keys.size() + params.args.size() > kMaxTemplates) {
     field = "args";
     error = fmt::format("at most {} keys and args together", kMaxTemplates);
     return false;
   }
   field = "allow_if";
-  return parse_rule(params.at("allow_if").get<std::string>(), error).has_value();
+  return parse_rule(params.allow_if, error).has_value();
 }
 
 std::unique_ptr<Strategy> make_custom_lua(StrategyEnv env) {
-  const std::string path = script_path(env.scenario_dir, env.params.at("script"));
+  const CustomLuaParams params = parse_custom_lua_params(ParamReader(env.params));
+  const std::string path = script_path(env.scenario_dir, params.script);
   std::string error;
   std::optional<std::string> text = read_script(path, error);
   // Checked before the run; if the file went away since, the run stops with the reason.
-  auto strategy = std::make_unique<CustomLua>(std::move(env), path, text.value_or(""));
+  auto strategy = std::make_unique<CustomLua>(std::move(env), params, path, text.value_or(""));
   if (!text) strategy->unreadable(fmt::format("script {}: {}", path, error));
   return strategy;
+}
+
+// keys and args: arrays of templates.
+ParamSpec template_array(ParamSpec spec) {
+  spec.element = "a template string such as \"rl:${user}\"";
+  return spec;
 }
 
 StrategyInfo declare_custom_lua() {
@@ -375,10 +392,10 @@ StrategyInfo declare_custom_lua() {
       "limiter is the fixed window, so false_denials are counted against that.",
       {on_error_param(), clock_param(), clock_refresh_param(),
        required_param("script", ParamType::kPath, "the Lua file, relative to the scenario file"),
-       required_param("keys", ParamType::kStringArray,
-                      "templates for KEYS, e.g. [\"rl:{${user}}:tokens\"]"),
-       param("args", ParamType::kStringArray, nlohmann::json::array(),
-             "templates for ARGV, e.g. [\"${now_ms}\", \"${limit}\"]"),
+       template_array(required_param("keys", ParamType::kStringArray,
+                                     "templates for KEYS, e.g. [\"rl:{${user}}:tokens\"]")),
+       template_array(param("args", ParamType::kStringArray, nlohmann::json::array(),
+                            "templates for ARGV, e.g. [\"${now_ms}\", \"${limit}\"]")),
        param("allow_if", ParamType::kString, "reply == 1",
              "the rule that admits a request, given the reply")},
       Algorithm::kFixedWindow,

@@ -1,9 +1,5 @@
 #include "strategy/error_policy.h"
 
-#include <string>
-
-#include "core/check.h"
-
 namespace rlsim {
 
 const char* to_string(ErrorPolicy policy) {
@@ -23,12 +19,6 @@ std::optional<ErrorPolicy> parse_error_policy(std::string_view text) {
   if (text == "fail_closed" || text == "deny") return ErrorPolicy::kFailClosed;
   if (text == "local_fallback") return ErrorPolicy::kLocalFallback;
   return std::nullopt;
-}
-
-ErrorPolicy error_policy_of(const nlohmann::json& params) {
-  const auto policy = parse_error_policy(params.at("on_error").get<std::string>());
-  RLSIM_CHECK(policy.has_value());  // the registry checked it against on_error's choices
-  return *policy;
 }
 
 }  // namespace rlsim

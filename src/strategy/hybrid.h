@@ -40,6 +40,14 @@ inline constexpr std::size_t kExpireWords = 3;
 void assign_expire_two_windows(Command& argv, const std::string& key, const Limit& limit);
 Command expire_two_windows(const std::string& key, const Limit& limit);
 
+// The parameters both batch strategies take (batch_budget_params), typed.
+struct BatchBudgetParams {
+  std::int64_t batch = 100;     // tokens claimed at a time, per limit and key
+  bool reset_on_window = true;  // unspent tokens dropped (wasted) when the window changes
+  RedisCallParams call;         // on_error, clock, clock_refresh
+};
+BatchBudgetParams parse_batch_budget_params(const ParamReader& params);
+
 // local_budget and token_reservation: each instance holds, per limit and key, tokens claimed from
 // a Redis counter in batches and spends them locally; only the claim differs. A request takes one
 // token of every limit; when an instance has none left it claims `batch` more (one claim at a time
@@ -61,12 +69,12 @@ class BatchBudget : public Strategy {
     std::int64_t granted = 0;  // tokens this instance may spend, 0 to batch
     bool error = false;        // a Redis call failed or timed out
   };
-  // Asks Redis for `batch_` tokens of `limit` from the counter `key` and returns how many were
-  // granted. One Redis round trip or more; counted in claims by the caller.
+  // Asks Redis for `params_.batch` tokens of `limit` from the counter `key` and returns how many
+  // were granted. One Redis round trip or more; counted in claims by the caller.
   virtual Task<Claim> claim(std::string key, const Limit& limit) = 0;
 
   StrategyEnv env_;
-  const std::int64_t batch_;
+  const BatchBudgetParams params_;
 
  private:
   struct KeyBudget {
@@ -99,8 +107,6 @@ class BatchBudget : public Strategy {
   void refund(const Instance& instance, const Taken* taken, std::size_t count);
 
   const std::vector<std::string> prefixes_;
-  const bool fail_open_;
-  const bool reset_on_window_;
   ClockSource clock_;                         // where the window's "now" comes from
   std::vector<std::vector<PerKey>> budgets_;  // [instance id][limit index]
   std::int64_t claims_ = 0;

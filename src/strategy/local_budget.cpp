@@ -46,7 +46,8 @@ class LocalBudget final : public hybrid::BatchBudget {
     // The built-in script returns an integer from 0 to batch: anything else came from a
     // misbehaving server (the script is ours, exit 4 is for the user's), a failed claim that
     // the failure policy decides on.
-    if (!is_integer(reply) || reply.integer < 0 || reply.integer > batch_) co_return Claim{0, true};
+    if (!is_integer(reply) || reply.integer < 0 || reply.integer > params_.batch)
+      co_return Claim{0, true};
     co_return Claim{reply.integer, false};
   }
 
@@ -54,7 +55,7 @@ class LocalBudget final : public hybrid::BatchBudget {
   std::vector<std::string> arguments(std::string key, const Limit& limit) const {
     std::vector<std::string> out;
     out.push_back(std::move(key));
-    out.push_back(std::to_string(batch_));
+    out.push_back(std::to_string(params_.batch));
     out.push_back(std::to_string(limit.limit));
     out.push_back(std::to_string(2 * limit.window_us / kUsPerMs));
     return out;

@@ -3,7 +3,6 @@
 // pipelined: all 2 x L commands in one round trip; otherwise one round trip per limit. Denied when
 // any count exceeds its limit. This file also holds the helpers the four hybrid strategies share.
 #include "strategy/clock_source.h"
-#include "strategy/error_policy.h"
 #include "strategy/hybrid.h"
 #include "strategy/registry.h"
 #include "strategy/reply_check.h"
@@ -46,14 +45,22 @@ Command expire_two_windows(const std::string& key, const Limit& limit) {
 
 namespace {
 
+struct MultiLimitParams {
+  bool pipelined = true;  // every limit in one round trip, or one round trip per limit
+  RedisCallParams call;   // on_error, clock, clock_refresh
+};
+
+MultiLimitParams parse_multi_limit_params(const ParamReader& params) {
+  return MultiLimitParams{params.boolean("pipelined"), parse_redis_call_params(params)};
+}
+
 class MultiLimit final : public Strategy {
  public:
   explicit MultiLimit(StrategyEnv env)
       : env_(std::move(env)),
         prefixes_(redis_key_prefixes(env_.limits)),
-        pipelined_(env_.params.at("pipelined").get<bool>()),
-        fail_open_(skips_failed_limit(error_policy_of(env_.params))),
-        clock_(env_.params, env_.sim, env_.redis) {}
+        params_(parse_multi_limit_params(ParamReader(env_.params))),
+        clock_(params_.call.clock, env_.sim, env_.redis) {}
 
   Task<Decision> decide(Request request, const Instance& instance) override {
     const std::size_t limit_count = env_.limits.size();
@@ -61,10 +68,10 @@ class MultiLimit final : public Strategy {
     // computes now_window once: on the instance's clock, or from TIME (the `clock` parameter).
     ClockSource::Base base;
     if (clock_.kind() != ClockSource::Kind::kLocal && !co_await clock_.begin(instance, base))
-      co_return time_failed_decision(fail_open_);
+      co_return time_failed_decision(params_.call.fail_open());
     std::vector<Command> commands = commands_for(request, clock_.now_us(base, instance));
     std::vector<Reply> replies;
-    if (pipelined_) {
+    if (params_.pipelined) {
       RedisPipeline call = env_.redis.pipeline(std::move(commands));
       replies = co_await call;
       spare_commands_.give_back(call);
@@ -112,7 +119,8 @@ class MultiLimit final : public Strategy {
       const Reply& count = replies[2 * i];
       // A reply that is not the integer INCR or EXPIRE returns is a failed call too.
       if (!is_integer(count) || !is_integer(replies[2 * i + 1])) decision.error = true;
-      const bool over = !is_integer(count) ? !fail_open_ : count.integer > env_.limits[i].limit;
+      const bool over =
+          !is_integer(count) ? !params_.call.fail_open() : count.integer > env_.limits[i].limit;
       if (over && decision.allowed) {
         decision.allowed = false;
         decision.denied_by = static_cast<int>(i);
@@ -123,8 +131,7 @@ class MultiLimit final : public Strategy {
 
   StrategyEnv env_;
   std::vector<std::string> prefixes_;
-  bool pipelined_;
-  bool fail_open_;
+  MultiLimitParams params_;
   ClockSource clock_;
   SpareCommands spare_commands_;
 };

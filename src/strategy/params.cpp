@@ -48,16 +48,117 @@ ParamSpec on_error_param() {
                    false};
 }
 
-BucketShape bucket_shape_of(const nlohmann::json& params, const Limit& limit,
-                            const char* capacity_param, const char* rate_param) {
+BucketShape bucket_shape_of(std::optional<std::int64_t> capacity,
+                            std::optional<double> refill_per_s, const Limit& limit) {
   BucketShape shape;
-  const nlohmann::json& capacity = params.at(capacity_param);
-  shape.capacity = capacity.is_null() ? static_cast<double>(limit.limit) : capacity.get<double>();
-  const nlohmann::json& rate = params.at(rate_param);
-  shape.refill_per_s = rate.is_null() ? static_cast<double>(limit.limit) * kUsPerS /
-                                            static_cast<double>(limit.window_us)
-                                      : *parse_rate_per_s(rate.get<std::string>());
+  shape.capacity = capacity ? static_cast<double>(*capacity) : static_cast<double>(limit.limit);
+  shape.refill_per_s = refill_per_s ? *refill_per_s
+                                    : static_cast<double>(limit.limit) * kUsPerS /
+                                          static_cast<double>(limit.window_us);
   return shape;
+}
+
+// ---- the reader --------------------------------------------------------------------------------
+
+const nlohmann::json& ParamReader::at(std::string_view name) const {
+  const auto it = resolved_.find(std::string(name));
+  RLSIM_CHECK(it != resolved_.end());  // a parameter the strategy did not declare
+  return *it;
+}
+
+bool ParamReader::boolean(std::string_view name) const {
+  const nlohmann::json& value = at(name);
+  RLSIM_CHECK(value.is_boolean());
+  return value.get<bool>();
+}
+
+std::int64_t ParamReader::integer(std::string_view name) const {
+  const nlohmann::json& value = at(name);
+  RLSIM_CHECK(value.is_number_integer());
+  return value.get<std::int64_t>();
+}
+
+std::optional<std::int64_t> ParamReader::optional_integer(std::string_view name) const {
+  if (at(name).is_null()) return std::nullopt;
+  return integer(name);
+}
+
+DurationUs ParamReader::duration_us(std::string_view name) const {
+  const auto duration = parse_duration(string(name));
+  RLSIM_CHECK(duration.has_value());  // checked by resolve_params
+  return *duration;
+}
+
+std::optional<double> ParamReader::optional_rate_per_s(std::string_view name) const {
+  if (at(name).is_null()) return std::nullopt;
+  const auto rate = parse_rate_per_s(string(name));
+  RLSIM_CHECK(rate.has_value());  // checked by resolve_params
+  return *rate;
+}
+
+const std::string& ParamReader::string(std::string_view name) const {
+  const nlohmann::json& value = at(name);
+  RLSIM_CHECK(value.is_string());
+  return value.get_ref<const std::string&>();
+}
+
+std::vector<std::string> ParamReader::string_array(std::string_view name) const {
+  const nlohmann::json& value = at(name);
+  RLSIM_CHECK(value.is_array());
+  std::vector<std::string> out;
+  for (const nlohmann::json& element : value) {
+    RLSIM_CHECK(element.is_string());  // checked by resolve_params
+    out.push_back(element.get<std::string>());
+  }
+  return out;
+}
+
+ErrorPolicy ParamReader::error_policy() const {
+  const auto policy = parse_error_policy(string("on_error"));
+  RLSIM_CHECK(policy.has_value());  // checked against on_error's choices
+  return *policy;
+}
+
+namespace {
+
+constexpr DurationUs kMaxBreakerTimeUs = kUsPerHour;
+
+// One field of a breaker object; false with `error` set when its value is out of range.
+bool read_breaker_field(const std::string& key, const nlohmann::json& v, BreakerSpec& spec,
+                        std::string& error) {
+  if (key == "failures" || key == "probes") {
+    const std::int64_t max = key == "failures" ? 1'000'000 : 1000;
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > max) {
+      error = fmt::format("expected an integer from 1 to {}, got {}", max, v.dump());
+      return false;
+    }
+    (key == "failures" ? spec.failures : spec.probes) = static_cast<int>(v.get<std::int64_t>());
+  } else if (key == "window" || key == "cooldown") {
+    const auto parsed = v.is_string() ? parse_duration(v.get<std::string>()) : std::nullopt;
+    if (!parsed || *parsed < kUsPerMs || *parsed > kMaxBreakerTimeUs) {
+      error = fmt::format("expected a duration from 1ms to 1h such as \"10s\", got {}", v.dump());
+      return false;
+    }
+    (key == "window" ? spec.window_us : spec.cooldown_us) = *parsed;
+  } else {
+    error = "unknown field (expected one of: cooldown, failures, probes, window)";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<BreakerSpec> ParamReader::breaker(std::string& field, std::string& error) const {
+  const nlohmann::json& value = at("breaker");
+  BreakerSpec spec;
+  if (!value.is_object()) return spec;  // false: no breaker (the type allows nothing else)
+  spec.enabled = true;
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    field = "breaker." + it.key();
+    if (!read_breaker_field(it.key(), it.value(), spec, error)) return std::nullopt;
+  }
+  return spec;
 }
 
 namespace {
@@ -97,7 +198,7 @@ bool param_type_ok(const ParamSpec& spec, const nlohmann::json& value, std::stri
       return value.is_string();
     case ParamType::kStringArray:
       expected = "an array of strings";
-      return value.is_array();  // the elements are checked by StrategyInfo::check, with their index
+      return value.is_array();  // the elements: string_elements_ok, with their index
     case ParamType::kBreaker:
       expected = "false or an object such as {\"failures\": 5, \"cooldown\": \"5s\"}";
       return value.is_object() || value == false;
@@ -105,6 +206,19 @@ bool param_type_ok(const ParamSpec& spec, const nlohmann::json& value, std::stri
       return is_enum_choice(spec, value, expected);
   }
   return false;
+}
+
+// Whether every element of a kStringArray `value` is a string; otherwise sets `error_field` to
+// "<name>[<index>]" of the first that is not, and `error`.
+bool string_elements_ok(const ParamSpec& spec, const nlohmann::json& value,
+                        std::string& error_field, std::string& error) {
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    if (value[i].is_string()) continue;
+    error_field = fmt::format("{}[{}]", spec.name, i);
+    error = fmt::format("expected {}, got {}", spec.element, value[i].dump());
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -132,6 +246,9 @@ std::optional<nlohmann::json> resolve_params(const StrategyInfo& info, const nlo
       error = fmt::format("expected {}, got {}", expected, it.value().dump());
       return std::nullopt;
     }
+    if (spec->type == ParamType::kStringArray &&
+        !string_elements_ok(*spec, it.value(), error_field, error))
+      return std::nullopt;
     resolved[it.key()] = it.value();
   }
   for (const auto& p : info.params) {
@@ -143,7 +260,8 @@ std::optional<nlohmann::json> resolve_params(const StrategyInfo& info, const nlo
     }
     resolved[p.name] = p.default_value;
   }
-  if (info.check && !info.check(resolved, scenario_dir, error_field, error)) return std::nullopt;
+  if (info.check && !info.check(ParamReader(resolved), scenario_dir, error_field, error))
+    return std::nullopt;
   return resolved;
 }
 

@@ -1,15 +1,24 @@
 #pragma once
 // What a strategy declares about itself (StrategyInfo): name, summary, explanation, parameters with
 // defaults, the algorithm the oracle's ideal limiter should run, and a factory; and the checking of
-// a scenario entry's parameters against those declarations. The registry (strategy/registry.h)
-// is the table of every declared strategy.
+// a scenario entry's parameters against those declarations; and ParamReader, the typed reader of
+// the resolved parameters, through which each strategy parses its own parameter struct once, when
+// it is built. The registry (strategy/registry.h) is the table of every declared strategy.
+#include <algorithm>
+#include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "core/check.h"
+#include "strategy/breaker_spec.h"
+#include "strategy/error_policy.h"
 #include "strategy/strategy.h"
 
 namespace rlsim {
@@ -22,7 +31,7 @@ enum class ParamType {
   kRate,         // "100/m"
   kPath,         // a file, relative to the scenario file
   kString,       //
-  kStringArray,  // its elements are checked by StrategyInfo::check
+  kStringArray,  // an array of strings (anything else at an index: ParamSpec::element)
   kBreaker,      // false or a circuit breaker object (strategy/resilience.h)
 };
 // "bool", "int", "duration", "enum", "rate", "path", "string", "string_array", "breaker": the
@@ -36,6 +45,9 @@ struct ParamSpec {
   std::string doc;
   std::vector<std::string> choices;  // for kEnum
   bool required = false;             // when true, default_value is unused
+  // For kStringArray: what each element must be, as the error for a non-string element says it
+  // ("expected <element>, got 5", at "<name>[<index>]").
+  std::string element = "a string";
 };
 
 // A parameter with a default (an optional one).
@@ -44,6 +56,48 @@ ParamSpec param(std::string name, ParamType type, nlohmann::json default_value, 
 ParamSpec required_param(std::string name, ParamType type, std::string doc);
 // The `on_error` parameter every Redis strategy takes (strategy/error_policy.h).
 ParamSpec on_error_param();
+
+// Typed access to one strategy entry's resolved parameters (what resolve_params returns: every
+// parameter the strategy declared, of its declared type, defaults filled in, nothing else). The one
+// place in src/strategy that reads parameter JSON: each strategy parses its own parameter struct
+// with it once, when it is built, and its check and bucket_shape callbacks read through it too.
+// Reading a name the strategy did not declare, or a parameter as another type than it was
+// declared with, is a programmer error (RLSIM_CHECK).
+class ParamReader {
+ public:
+  // `resolved` must outlive the reader.
+  explicit ParamReader(const nlohmann::json& resolved) : resolved_(resolved) {}
+
+  bool boolean(std::string_view name) const;          // kBool
+  std::int64_t integer(std::string_view name) const;  // kInt (a default may be 0)
+  // kInt whose default is null ("each limit's limit"): nullopt when not given.
+  std::optional<std::int64_t> optional_integer(std::string_view name) const;
+  DurationUs duration_us(std::string_view name) const;  // kDuration
+  // kRate whose default is null ("each limit's limit per window"): nullopt when not given.
+  std::optional<double> optional_rate_per_s(std::string_view name) const;
+  const std::string& string(std::string_view name) const;              // kString, kPath
+  std::vector<std::string> string_array(std::string_view name) const;  // kStringArray
+  // kEnum: the value `values` maps the parameter's text to; every declared choice must be mapped.
+  template <typename Enum>
+  Enum choice(std::string_view name,
+              std::initializer_list<std::pair<std::string_view, Enum>> values) const {
+    const std::string& text = string(name);
+    const auto it = std::find_if(values.begin(), values.end(),
+                                 [&](const auto& value) { return value.first == text; });
+    RLSIM_CHECK(it != values.end());  // a declared choice without its enum value
+    return it->second;
+  }
+  // on_error (on_error_param), the old names "allow" / "deny" read as fail_open / fail_closed.
+  ErrorPolicy error_policy() const;
+  // breaker (kBreaker): false is a disabled breaker. Its fields are checked here, not by the
+  // type: on a bad field sets `field` (e.g. "breaker.failures") and `error`, and returns nullopt.
+  std::optional<BreakerSpec> breaker(std::string& field, std::string& error) const;
+
+ private:
+  const nlohmann::json& at(std::string_view name) const;
+
+  const nlohmann::json& resolved_;
+};
 
 struct StrategyInfo {
   std::string name;
@@ -54,12 +108,13 @@ struct StrategyInfo {
   std::function<std::unique_ptr<Strategy>(StrategyEnv)> make;
   // For kTokenBucket and kGcra: the bucket the strategy enforces for `limit` given its resolved
   // parameters, so that the oracle's ideal limiter has the same shape. Null otherwise.
-  std::function<BucketShape(const nlohmann::json& params, const Limit& limit)> bucket_shape;
+  std::function<BucketShape(const ParamReader& params, const Limit& limit)> bucket_shape;
   // Checks that need several parameters or the file system, after each parameter's type has been
-  // checked and defaults filled in. On failure sets `field` (a JSON path below the strategy entry,
-  // e.g. "keys[1]") and `error`, and returns false. Null when there is nothing more to check.
-  std::function<bool(const nlohmann::json& params, const std::string& scenario_dir,
-                     std::string& field, std::string& error)>
+  // checked and defaults filled in (so `params` reads every declared parameter). On failure sets
+  // `field` (a JSON path below the strategy entry, e.g. "keys[1]") and `error`, and returns false.
+  // Null when there is nothing more to check.
+  std::function<bool(const ParamReader& params, const std::string& scenario_dir, std::string& field,
+                     std::string& error)>
       check;
 };
 
@@ -71,9 +126,9 @@ std::optional<nlohmann::json> resolve_params(const StrategyInfo& info, const nlo
                                              std::string& error_field, std::string& error,
                                              const std::string& scenario_dir = ".");
 
-// The bucket a token bucket or GCRA strategy enforces for `limit`: the parameter `capacity_param`
-// (requests; null means the limit) and `rate_param` (a rate string; null means limit per window).
-BucketShape bucket_shape_of(const nlohmann::json& params, const Limit& limit,
-                            const char* capacity_param, const char* rate_param);
+// The bucket a token bucket or GCRA strategy enforces for `limit`: `capacity` requests (nullopt:
+// the limit), refilled at `refill_per_s` (nullopt: the limit per window).
+BucketShape bucket_shape_of(std::optional<std::int64_t> capacity,
+                            std::optional<double> refill_per_s, const Limit& limit);
 
 }  // namespace rlsim

@@ -3,7 +3,6 @@
 //   if count == 1: EXPIRE rl:user:42:<window> <2 * window>
 //   allowed while count <= limit
 #include "strategy/clock_source.h"
-#include "strategy/error_policy.h"
 #include "strategy/hybrid.h"
 #include "strategy/registry.h"
 #include "strategy/reply_check.h"
@@ -20,9 +19,9 @@ class RedisFixedWindow final : public Strategy {
   explicit RedisFixedWindow(StrategyEnv env, Target target = Target::kSingle)
       : env_(std::move(env)),
         prefixes_(redis_key_prefixes(env_.limits)),
-        fail_open_(skips_failed_limit(error_policy_of(env_.params))),
+        params_(parse_redis_call_params(ParamReader(env_.params))),
         target_(target),
-        clock_(env_.params, env_.sim, env_.redis) {}
+        clock_(params_.clock, env_.sim, env_.redis) {}
 
   Task<Decision> decide(Request request, const Instance& instance) override {
     Decision decision;
@@ -33,7 +32,7 @@ class RedisFixedWindow final : public Strategy {
     ClockSource::Base base;
     if (clock_.kind() != ClockSource::Kind::kLocal &&
         !co_await clock_.begin(instance, base, &redis))
-      co_return time_failed_decision(fail_open_);
+      co_return time_failed_decision(params_.fail_open());
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       const Limit& limit = env_.limits[i];
       const std::int64_t window = hybrid::window_at(limit, clock_.now_us(base, instance, &redis));
@@ -46,7 +45,7 @@ class RedisFixedWindow final : public Strategy {
       spare_commands_.give_back(incr_call);
       if (!is_integer(count)) {  // an error, a timeout or a reply that is no count
         decision.error = true;
-        if (fail_open_) continue;
+        if (params_.fail_open()) continue;
         co_return Decision{false, static_cast<int>(i), true};
       }
       if (count.integer == 1) {
@@ -81,7 +80,7 @@ class RedisFixedWindow final : public Strategy {
 
   StrategyEnv env_;
   std::vector<std::string> prefixes_;
-  bool fail_open_;
+  RedisCallParams params_;  // on_error, clock, clock_refresh: all it takes
   Target target_;
   ClockSource clock_;
   SpareCommands spare_commands_;

@@ -26,16 +26,28 @@ return 1
 
 namespace {
 
+// burst and rate (on_error and the clock: PerLimitScriptStrategy).
+struct GcraParams {
+  std::optional<std::int64_t> burst;  // requests; nullopt: each limit's limit
+  std::optional<double> rate_per_s;   // nullopt: each limit's limit per window
+  BucketShape shape(const Limit& limit) const { return bucket_shape_of(burst, rate_per_s, limit); }
+};
+
+GcraParams parse_gcra_params(const ParamReader& params) {
+  return GcraParams{params.optional_integer("burst"), params.optional_rate_per_s("rate")};
+}
+
 class RedisGcra final : public PerLimitScriptStrategy {
  public:
   explicit RedisGcra(StrategyEnv env)
-      : PerLimitScriptStrategy(std::move(env), Script("redis_gcra", kGcraScript)) {
+      : PerLimitScriptStrategy(std::move(env), Script("redis_gcra", kGcraScript)),
+        params_(parse_gcra_params(ParamReader(env_.params))) {
     for (const Limit& limit : env_.limits) {
-      const BucketShape shape = bucket_shape_of(env_.params, limit, "burst", "rate");
+      const BucketShape shape = params_.shape(limit);
       // T = W / L exactly for the default rate (600000 us for 100 per minute), not 1e6 / (L / W)
       // with its rounding, so that TAT lands on the same microseconds as the ideal limiter's.
       const double interval_us =
-          env_.params.at("rate").is_null()
+          !params_.rate_per_s
               ? static_cast<double>(limit.window_us) / static_cast<double>(limit.limit)
               : static_cast<double>(kUsPerS) / shape.refill_per_s;
       shapes_.push_back(Shape{fmt::format("{}", interval_us),
@@ -57,6 +69,7 @@ class RedisGcra final : public PerLimitScriptStrategy {
     return 1;
   }
 
+  GcraParams params_;
   std::vector<Shape> shapes_;
 };
 
@@ -64,8 +77,8 @@ std::unique_ptr<Strategy> make_redis_gcra(StrategyEnv env) {
   return std::make_unique<RedisGcra>(std::move(env));
 }
 
-BucketShape gcra_shape(const nlohmann::json& params, const Limit& limit) {
-  return bucket_shape_of(params, limit, "burst", "rate");
+BucketShape gcra_shape(const ParamReader& params, const Limit& limit) {
+  return parse_gcra_params(params).shape(limit);
 }
 
 StrategyInfo declare_redis_gcra() {

@@ -58,14 +58,34 @@ return allowed
 
 namespace {
 
+enum class BucketLayout { kHash, kTwoKeys };
+
+// capacity, refill_rate, layout and hash_tag (on_error and the clock: PerLimitScriptStrategy).
+struct TokenBucketParams {
+  std::optional<std::int64_t> capacity;  // tokens; nullopt: each limit's limit
+  std::optional<double> refill_per_s;    // nullopt: each limit's limit per window
+  BucketLayout layout = BucketLayout::kHash;
+  bool hash_tag = true;
+  BucketShape shape(const Limit& limit) const {
+    return bucket_shape_of(capacity, refill_per_s, limit);
+  }
+};
+
+TokenBucketParams parse_token_bucket_params(const ParamReader& params) {
+  return TokenBucketParams{
+      params.optional_integer("capacity"), params.optional_rate_per_s("refill_rate"),
+      params.choice<BucketLayout>(
+          "layout", {{"hash", BucketLayout::kHash}, {"two_keys", BucketLayout::kTwoKeys}}),
+      params.boolean("hash_tag")};
+}
+
 class RedisTokenBucket final : public PerLimitScriptStrategy {
  public:
-  explicit RedisTokenBucket(StrategyEnv env)
-      : PerLimitScriptStrategy(std::move(env), Script("redis_token_bucket", script_of(env))),
-        two_keys_(env_.params.at("layout") == "two_keys"),
-        hash_tag_(env_.params.at("hash_tag").get<bool>()) {
+  RedisTokenBucket(StrategyEnv env, const TokenBucketParams& params)
+      : PerLimitScriptStrategy(std::move(env), Script("redis_token_bucket", script_of(params))),
+        params_(params) {
     for (const Limit& limit : env_.limits) {
-      const BucketShape shape = bucket_shape_of(env_.params, limit, "capacity", "refill_rate");
+      const BucketShape shape = params_.shape(limit);
       // An idle bucket is full again after capacity / rate; then its state can go.
       const double full_after_ms = std::ceil(shape.capacity / shape.refill_per_s * 1000.0);
       shapes_.push_back(Shape{fmt::format("{}", shape.capacity),
@@ -79,16 +99,16 @@ class RedisTokenBucket final : public PerLimitScriptStrategy {
     std::string capacity, refill_per_s, ttl_ms;  // as sent in ARGV
   };
 
-  static const char* script_of(const StrategyEnv& env) {
-    return env.params.at("layout") == "two_keys" ? kTwoKeyTokenBucketScript : kTokenBucketScript;
+  static const char* script_of(const TokenBucketParams& params) {
+    return params.layout == BucketLayout::kTwoKeys ? kTwoKeyTokenBucketScript : kTokenBucketScript;
   }
 
   std::size_t arguments(std::size_t index, const Request& request, const Instance& /*instance*/,
                         std::vector<std::string>& out) override {
     std::size_t keys = 1;
-    if (!two_keys_) {
+    if (params_.layout == BucketLayout::kHash) {
       out.push_back(limit_key(index, request, ":bucket"));
-    } else if (hash_tag_) {
+    } else if (params_.hash_tag) {
       const std::string prefix =
           hash_tagged_prefix(prefixes_[index], env_.catalog, request, env_.limits[index].key);
       out.push_back(prefix + "tokens");
@@ -106,17 +126,18 @@ class RedisTokenBucket final : public PerLimitScriptStrategy {
     return keys;
   }
 
-  bool two_keys_;
-  bool hash_tag_;
+  TokenBucketParams params_;
   std::vector<Shape> shapes_;
 };
 
 std::unique_ptr<Strategy> make_redis_token_bucket(StrategyEnv env) {
-  return std::make_unique<RedisTokenBucket>(std::move(env));
+  // Parsed before the strategy: the script it sends depends on the layout.
+  const TokenBucketParams params = parse_token_bucket_params(ParamReader(env.params));
+  return std::make_unique<RedisTokenBucket>(std::move(env), params);
 }
 
-BucketShape token_bucket_shape(const nlohmann::json& params, const Limit& limit) {
-  return bucket_shape_of(params, limit, "capacity", "refill_rate");
+BucketShape token_bucket_shape(const ParamReader& params, const Limit& limit) {
+  return parse_token_bucket_params(params).shape(limit);
 }
 
 StrategyInfo declare_redis_token_bucket() {

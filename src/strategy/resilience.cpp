@@ -1,7 +1,5 @@
 #include "strategy/resilience.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 
@@ -80,56 +78,13 @@ std::array<DurationUs, 3> CircuitBreaker::time_in_states(TimeUs now_us) const {
 
 // ---- parameters ---------------------------------------------------------------------------------
 
-namespace {
-
-constexpr DurationUs kMaxBreakerTimeUs = kUsPerHour;
-
-// Reads `breaker` (already checked to be false or an object). On a bad field sets `field` and
-// `error` and returns nullopt.
-std::optional<BreakerSpec> parse_breaker(const nlohmann::json& value, std::string& field,
-                                         std::string& error) {
-  BreakerSpec spec;
-  if (!value.is_object()) return spec;  // false: no breaker
-  spec.enabled = true;
-  for (auto it = value.begin(); it != value.end(); ++it) {
-    const std::string& key = it.key();
-    const nlohmann::json& v = it.value();
-    field = "breaker." + key;
-    if (key == "failures" || key == "probes") {
-      const std::int64_t max = key == "failures" ? 1'000'000 : 1000;
-      if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > max) {
-        error = fmt::format("expected an integer from 1 to {}, got {}", max, v.dump());
-        return std::nullopt;
-      }
-      (key == "failures" ? spec.failures : spec.probes) = static_cast<int>(v.get<std::int64_t>());
-    } else if (key == "window" || key == "cooldown") {
-      const auto parsed = v.is_string() ? parse_duration(v.get<std::string>()) : std::nullopt;
-      if (!parsed || *parsed < kUsPerMs || *parsed > kMaxBreakerTimeUs) {
-        error = fmt::format("expected a duration from 1ms to 1h such as \"10s\", got {}", v.dump());
-        return std::nullopt;
-      }
-      (key == "window" ? spec.window_us : spec.cooldown_us) = *parsed;
-    } else {
-      error = "unknown field (expected one of: cooldown, failures, probes, window)";
-      return std::nullopt;
-    }
-  }
-  return spec;
-}
-
-bool check_resilience(const nlohmann::json& params, std::string& field, std::string& error) {
-  return parse_breaker(params.at("breaker"), field, error).has_value();
-}
-
-}  // namespace
-
-ResilienceSpec resilience_spec(const nlohmann::json& params, int initial_instances) {
+ResilienceSpec resilience_spec(const ParamReader& params, int initial_instances) {
   ResilienceSpec spec;
-  spec.policy = error_policy_of(params);
-  const std::int64_t divisor = params.value("divisor", std::int64_t{0});
+  spec.policy = params.error_policy();
+  const std::int64_t divisor = params.integer("divisor");
   spec.divisor = divisor > 0 ? static_cast<int>(divisor) : std::max(1, initial_instances);
   std::string field, error;
-  const auto breaker = parse_breaker(params.at("breaker"), field, error);
+  const auto breaker = params.breaker(field, error);
   RLSIM_CHECK(breaker.has_value());  // checked when the parameters were resolved
   spec.breaker = *breaker;
   return spec;
@@ -161,14 +116,14 @@ void add_resilience(StrategyInfo& info) {
       {},
       false});
   auto check = info.check;
-  info.check = [check](const nlohmann::json& params, const std::string& dir, std::string& field,
+  info.check = [check](const ParamReader& params, const std::string& dir, std::string& field,
                        std::string& error) {
-    if (!check_resilience(params, field, error)) return false;
+    if (!params.breaker(field, error)) return false;
     return !check || check(params, dir, field, error);
   };
   auto make = info.make;
   info.make = [make](StrategyEnv env) -> std::unique_ptr<Strategy> {
-    const ResilienceSpec spec = resilience_spec(env.params, env.initial_instances);
+    const ResilienceSpec spec = resilience_spec(ParamReader(env.params), env.initial_instances);
     // The strategy itself skips a failed limit or denies (skips_failed_limit); the policy decides
     // the rest from its decision.
     auto inner = make(env);

@@ -16,22 +16,15 @@
 #include <utility>
 #include <vector>
 
+#include "strategy/breaker_spec.h"
 #include "strategy/error_policy.h"
 #include "strategy/strategy.h"
 #include "world/results.h"
 
 namespace rlsim {
 
-struct ParamSpec;
+class ParamReader;
 struct StrategyInfo;
-
-struct BreakerSpec {
-  bool enabled = false;
-  int failures = 5;                      // failed decisions within `window` that open it
-  DurationUs window_us = 10 * kUsPerS;   // the sliding window those failures are counted in
-  DurationUs cooldown_us = 5 * kUsPerS;  // open this long before it lets probes through
-  int probes = 1;  // probe decisions that must all succeed, in half-open, to close it
-};
 
 struct ResilienceSpec {
   ErrorPolicy policy = ErrorPolicy::kFailOpen;
@@ -41,7 +34,7 @@ struct ResilienceSpec {
 
 // The policy of a strategy entry's resolved parameters (on_error, divisor, breaker), with
 // divisor 0 (the default) replaced by `initial_instances`.
-ResilienceSpec resilience_spec(const nlohmann::json& params, int initial_instances);
+ResilienceSpec resilience_spec(const ParamReader& params, int initial_instances);
 
 // The circuit breaker's state machine, one per instance (docs/resilience.md#circuit-breaker):
 // closed -> open after `failures` failures within `window`; open -> half-open after `cooldown`

@@ -5,7 +5,6 @@
 #include <charconv>
 
 #include "core/sha1.h"
-#include "strategy/error_policy.h"
 
 namespace rlsim {
 
@@ -61,14 +60,14 @@ PerLimitScriptStrategy::PerLimitScriptStrategy(StrategyEnv env, Script script)
     : env_(std::move(env)),
       prefixes_(redis_key_prefixes(env_.limits)),
       script_(std::move(script)),
-      fail_open_(skips_failed_limit(error_policy_of(env_.params))),
-      clock_(env_.params, env_.sim, env_.redis) {}
+      call_params_(parse_redis_call_params(ParamReader(env_.params))),
+      clock_(call_params_.clock, env_.sim, env_.redis) {}
 
 Task<Decision> PerLimitScriptStrategy::decide(Request request, const Instance& instance) {
   Decision decision;
   ClockSource::Base clock_base;
   if (clock_.kind() != ClockSource::Kind::kLocal && !co_await clock_.begin(instance, clock_base))
-    co_return time_failed_decision(fail_open_);
+    co_return time_failed_decision(call_params_.fail_open());
   for (std::size_t i = 0; i < env_.limits.size(); ++i) {
     const int index = static_cast<int>(i);
     // After a fatal script error the run is void: answer at once, send nothing more.
@@ -92,7 +91,7 @@ Task<Decision> PerLimitScriptStrategy::decide(Request request, const Instance& i
       }
       ++script_errors_;
       decision.error = true;
-      if (fail_open_) continue;
+      if (call_params_.fail_open()) continue;
       co_return Decision{false, index, true};
     }
     if (!admits(i, reply)) co_return Decision{false, index, decision.error};

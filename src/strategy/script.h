@@ -63,9 +63,9 @@ extern const char* const kGcraScript;
 
 // A strategy that checks the scenario's limits in order with one script call each: the first
 // limit whose reply denies, denies (denied_by). A Redis error or timeout marks the decision as an
-// error and, by the `on_error` parameter, skips the limit (allow) or denies (deny). A fatal script
-// error stops the run (Strategy::fail). Subclasses say what each call sends and how to read its
-// reply.
+// error and, by the `on_error` parameter, skips the limit (fail_open) or denies (fail_closed). A
+// fatal script error stops the run (Strategy::fail). Subclasses say what each call sends and how to
+// read its reply.
 class PerLimitScriptStrategy : public Strategy {
  public:
   Task<Decision> decide(Request request, const Instance& instance) final;
@@ -109,7 +109,7 @@ class PerLimitScriptStrategy : public Strategy {
   Script script_;
 
  private:
-  bool fail_open_;
+  RedisCallParams call_params_;
   ClockSource clock_;
   // KEYS + ARGV vectors of finished decisions, reused so that building one allocates nothing.
   std::vector<std::vector<std::string>> spare_arguments_;

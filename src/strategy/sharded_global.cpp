@@ -9,13 +9,31 @@
 
 #include "core/check.h"
 #include "strategy/clock_source.h"
-#include "strategy/error_policy.h"
 #include "strategy/hybrid.h"
 #include "strategy/registry.h"
 #include "strategy/reply_check.h"
 
 namespace rlsim {
 namespace {
+
+// When a request reads the total: in the pipeline of its INCR, or in a second round trip.
+enum class ShardRead { kPipelined, kAfterIncr };
+
+struct ShardedGlobalParams {
+  std::int64_t shards = 10;
+  ShardRead read = ShardRead::kPipelined;
+  bool hash_tags = false;  // one Redis Cluster slot per shard, read with a GET each
+  RedisCallParams call;    // on_error, clock, clock_refresh
+  bool read_after_incr() const { return read == ShardRead::kAfterIncr; }
+};
+
+ShardedGlobalParams parse_sharded_global_params(const ParamReader& params) {
+  return ShardedGlobalParams{
+      params.integer("shards"),
+      params.choice<ShardRead>(
+          "read", {{"pipelined", ShardRead::kPipelined}, {"after_incr", ShardRead::kAfterIncr}}),
+      params.boolean("hash_tags"), parse_redis_call_params(params)};
+}
 
 class ShardedGlobal final : public Strategy {
  public:
@@ -25,16 +43,13 @@ class ShardedGlobal final : public Strategy {
   explicit ShardedGlobal(StrategyEnv env)
       : env_(std::move(env)),
         prefixes_(redis_key_prefixes(env_.limits)),
-        shards_(env_.params.at("shards").get<std::int64_t>()),
-        read_after_incr_(env_.params.at("read") == "after_incr"),
-        hash_tags_(env_.params.at("hash_tags").get<bool>()),
-        fail_open_(skips_failed_limit(error_policy_of(env_.params))),
-        clock_(env_.params, env_.sim, env_.redis),
+        params_(parse_sharded_global_params(ParamReader(env_.params))),
+        clock_(params_.call.clock, env_.sim, env_.redis),
         increments_(env_.limits.size()) {
-    RLSIM_CHECK(shards_ <= kMaxShards);  // the registry's check rejected larger values
+    RLSIM_CHECK(params_.shards <= kMaxShards);  // the registry's check rejected larger values
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       if (env_.limits[i].key == LimitKey::kGlobal)
-        increments_[i].assign(static_cast<std::size_t>(shards_), 0);
+        increments_[i].assign(static_cast<std::size_t>(params_.shards), 0);
     }
   }
 
@@ -42,13 +57,13 @@ class ShardedGlobal final : public Strategy {
     // The windows from the instance's clock, or from TIME (the `clock` parameter).
     ClockSource::Base base;
     if (clock_.kind() != ClockSource::Kind::kLocal && !co_await clock_.begin(instance, base))
-      co_return time_failed_decision(fail_open_);
+      co_return time_failed_decision(params_.call.fail_open());
     Plan plan = plan_for(request, clock_.now_us(base, instance));
     RedisPipeline write_call = env_.redis.pipeline(std::move(plan.writes));
     std::vector<Reply> replies = co_await write_call;
     spare_commands_.give_back(write_call);
     std::vector<Reply> totals;
-    if (read_after_incr_) {
+    if (params_.read_after_incr()) {
       // The lesson's global_incr() and then global_total(): a second round trip, during which
       // other instances' increments land and are counted too.
       RedisPipeline read_call = env_.redis.pipeline(std::move(plan.reads));
@@ -66,7 +81,7 @@ class ShardedGlobal final : public Strategy {
   void on_instance_stop(const Instance& instance) override { clock_.forget(instance); }
   void write_metrics(nlohmann::ordered_json& out) const override {
     clock_.write_metrics(out);
-    out["shards"] = shards_;
+    out["shards"] = params_.shards;
     nlohmann::ordered_json limits = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       const auto& counts = increments_[i];
@@ -85,7 +100,7 @@ class ShardedGlobal final : public Strategy {
                      : static_cast<double>(std::llround(10000.0 * static_cast<double>(hottest) /
                                                         static_cast<double>(total))) /
                            10000.0;
-      entry["keys_read_per_request"] = shards_;
+      entry["keys_read_per_request"] = params_.shards;
       limits.push_back(entry);
     }
     out["global_limits"] = limits;
@@ -103,7 +118,7 @@ class ShardedGlobal final : public Strategy {
   void assign_shard_key(std::string& key, std::size_t limit_index, std::int64_t window,
                         std::int64_t shard) const {
     const std::string& prefix = prefixes_[limit_index];
-    if (!hash_tags_) {  // rl:global:<window>:s3
+    if (!params_.hash_tags) {  // rl:global:<window>:s3
       key.assign(prefix);
       append_decimal(key, window);
       key += ":s";
@@ -124,10 +139,10 @@ class ShardedGlobal final : public Strategy {
     std::size_t read_commands = 0;
     for (const Limit& limit : env_.limits)
       if (limit.key == LimitKey::kGlobal)
-        read_commands += hash_tags_ ? static_cast<std::size_t>(shards_) : 1;
+        read_commands += params_.hash_tags ? static_cast<std::size_t>(params_.shards) : 1;
     const std::size_t write_commands = 2 * env_.limits.size();
     PipelineBuilder writes(spare_commands_.take_pipeline(),
-                           write_commands + (read_after_incr_ ? 0 : read_commands));
+                           write_commands + (params_.read_after_incr() ? 0 : read_commands));
     windows_.resize(env_.limits.size());
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       const Limit& limit = env_.limits[i];
@@ -137,7 +152,7 @@ class ShardedGlobal final : public Strategy {
       incr[0].assign("INCR");
       if (limit.key == LimitKey::kGlobal) {
         const auto shard =
-            static_cast<std::int64_t>(env_.rng.below(static_cast<std::uint64_t>(shards_)));
+            static_cast<std::int64_t>(env_.rng.below(static_cast<std::uint64_t>(params_.shards)));
         ++increments_[i][static_cast<std::size_t>(shard)];
         assign_shard_key(incr[1], i, window, shard);
       } else {
@@ -147,23 +162,24 @@ class ShardedGlobal final : public Strategy {
     }
     // The reads follow every write: in the same pipeline (the default) or in their own.
     std::vector<Command> read_spare;
-    if (read_after_incr_) read_spare = spare_commands_.take_pipeline();
-    PipelineBuilder separate_reads(std::move(read_spare), read_after_incr_ ? read_commands : 0);
-    PipelineBuilder& reads = read_after_incr_ ? separate_reads : writes;
+    if (params_.read_after_incr()) read_spare = spare_commands_.take_pipeline();
+    PipelineBuilder separate_reads(std::move(read_spare),
+                                   params_.read_after_incr() ? read_commands : 0);
+    PipelineBuilder& reads = params_.read_after_incr() ? separate_reads : writes;
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       if (env_.limits[i].key != LimitKey::kGlobal) continue;
-      if (hash_tags_) {
+      if (params_.hash_tags) {
         // One slot per shard: a cluster rejects an MGET across slots (CROSSSLOT), so each
         // shard is read with its own GET, which a cluster client sends to the shard's node.
-        for (std::int64_t k = 0; k < shards_; ++k) {
+        for (std::int64_t k = 0; k < params_.shards; ++k) {
           Command& get = reads.next(2);
           get[0].assign("GET");
           assign_shard_key(get[1], i, windows_[i], k);
         }
       } else {
-        Command& mget = reads.next(1 + static_cast<std::size_t>(shards_));
+        Command& mget = reads.next(1 + static_cast<std::size_t>(params_.shards));
         mget[0].assign("MGET");
-        for (std::int64_t k = 0; k < shards_; ++k)
+        for (std::int64_t k = 0; k < params_.shards; ++k)
           assign_shard_key(mget[1 + static_cast<std::size_t>(k)], i, windows_[i], k);
       }
     }
@@ -186,12 +202,14 @@ class ShardedGlobal final : public Strategy {
       bool failed = incr_failed;
       std::int64_t count = incr.integer;
       if (env_.limits[i].key == LimitKey::kGlobal) {
-        const std::size_t replies = hash_tags_ ? static_cast<std::size_t>(shards_) : 1;
+        const std::size_t replies =
+            params_.hash_tags ? static_cast<std::size_t>(params_.shards) : 1;
         bool read_failed = false;
         count = 0;
         for (std::size_t r = next_total; r < next_total + replies; ++r) {
-          const auto value = hash_tags_ ? counter_value(totals[r])
-                                        : counter_sum(totals[r], static_cast<std::size_t>(shards_));
+          const auto value = params_.hash_tags
+                                 ? counter_value(totals[r])
+                                 : counter_sum(totals[r], static_cast<std::size_t>(params_.shards));
           read_failed = read_failed || !value;
           count += value.value_or(0);
         }
@@ -204,7 +222,7 @@ class ShardedGlobal final : public Strategy {
         // What this request saw of the others: the total minus its own increment.
         if (i == 0 && !read_failed) decision.observed_count = count - (incr_failed ? 0 : 1);
       }
-      const bool over = failed ? !fail_open_ : count > env_.limits[i].limit;
+      const bool over = failed ? !params_.call.fail_open() : count > env_.limits[i].limit;
       if (over && decision.allowed) {
         decision.allowed = false;
         decision.denied_by = static_cast<int>(i);
@@ -215,10 +233,7 @@ class ShardedGlobal final : public Strategy {
 
   StrategyEnv env_;
   std::vector<std::string> prefixes_;
-  std::int64_t shards_;
-  bool read_after_incr_;
-  bool hash_tags_;
-  bool fail_open_;
+  ShardedGlobalParams params_;
   ClockSource clock_;
   std::vector<std::vector<std::int64_t>> increments_;  // [limit index][shard], global limits only
   std::vector<std::int64_t> windows_;                  // plan_for's window per limit (reused)
@@ -272,8 +287,8 @@ StrategyInfo sharded_global_info() {
         return std::make_unique<ShardedGlobal>(std::move(env));
       },
       nullptr,
-      [](const nlohmann::json& params, const std::string&, std::string& field, std::string& error) {
-        const auto shards = params.at("shards").get<std::int64_t>();
+      [](const ParamReader& params, const std::string&, std::string& field, std::string& error) {
+        const std::int64_t shards = parse_sharded_global_params(params).shards;
         if (shards <= ShardedGlobal::kMaxShards) return true;
         field = "shards";
         error = fmt::format("expected a positive integer of at most {}, got {}",

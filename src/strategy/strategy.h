@@ -36,7 +36,7 @@ struct StrategyEnv {
   RedisServer& redis;
   const std::vector<Limit>& limits;
   const Catalog& catalog;
-  nlohmann::json params;      // validated against the registry, defaults filled in
+  nlohmann::json params;      // resolved (strategy/params.h), read only through ParamReader
   Rng rng;                    // the strategy's own random stream (e.g. which shard to INCR)
   std::string scenario_dir;   // folder of the scenario file: relative paths in params start here
   int initial_instances = 1;  // the scenario's instance count at time 0

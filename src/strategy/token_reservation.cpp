@@ -6,7 +6,6 @@
 // none, and the excess each one gives back can undo another instance's claim.
 #include <algorithm>
 
-#include "strategy/error_policy.h"
 #include "strategy/hybrid.h"
 #include "strategy/registry.h"
 #include "strategy/reply_check.h"
@@ -34,13 +33,16 @@ std::vector<ParamSpec> batch_budget_params() {
           clock_refresh_param()};
 }
 
+BatchBudgetParams parse_batch_budget_params(const ParamReader& params) {
+  return BatchBudgetParams{params.integer("batch"), params.boolean("reset_on_window"),
+                           parse_redis_call_params(params)};
+}
+
 BatchBudget::BatchBudget(StrategyEnv env)
     : env_(std::move(env)),
-      batch_(env_.params.at("batch").get<std::int64_t>()),
+      params_(parse_batch_budget_params(ParamReader(env_.params))),
       prefixes_(redis_key_prefixes(env_.limits)),
-      fail_open_(skips_failed_limit(error_policy_of(env_.params))),
-      reset_on_window_(env_.params.at("reset_on_window").get<bool>()),
-      clock_(env_.params, env_.sim, env_.redis) {}
+      clock_(params_.call.clock, env_.sim, env_.redis) {}
 
 void BatchBudget::on_instance_start(const Instance& instance) {
   if (budgets_.size() <= instance.id) budgets_.resize(instance.id + 1);
@@ -64,7 +66,7 @@ void BatchBudget::roll_window(KeyBudget& budget, std::int64_t window) {
   // Any other window counts as a change, also an earlier one (a clock stepped back): real code
   // would also see a new window number and claim from that window's key.
   if (budget.window == window) return;
-  if (reset_on_window_) {
+  if (params_.reset_on_window) {
     tokens_wasted_ += budget.tokens;
     budget.tokens = 0;
   } else {
@@ -76,7 +78,7 @@ void BatchBudget::roll_window(KeyBudget& budget, std::int64_t window) {
 void BatchBudget::refund(const Instance& instance, const Taken* taken, std::size_t count) {
   for (std::size_t t = 0; t < count; ++t) {
     KeyBudget& budget = this->budget(instance, taken[t].limit_index, taken[t].key_id);
-    if (instance.active && (budget.window == taken[t].window || !reset_on_window_)) {
+    if (instance.active && (budget.window == taken[t].window || !params_.reset_on_window)) {
       ++budget.tokens;
     } else {
       ++tokens_wasted_;  // its window ended (or its instance stopped) while the request decided
@@ -93,7 +95,7 @@ Task<Decision> BatchBudget::decide(Request request, const Instance& instance) {
   // visible in the report.
   ClockSource::Base base;
   if (clock_.kind() != ClockSource::Kind::kLocal && !co_await clock_.begin(instance, base))
-    co_return time_failed_decision(fail_open_);
+    co_return time_failed_decision(params_.call.fail_open());
   for (std::size_t i = 0; i < env_.limits.size(); ++i) {
     const Limit& limit = env_.limits[i];
     const std::uint64_t key_id = Catalog::key_id(request, limit.key);
@@ -135,7 +137,7 @@ Task<Decision> BatchBudget::decide(Request request, const Instance& instance) {
         --granted;  // the claiming request spends the first token, as in the lesson
         taken[taken_count++] = Taken{i, key_id, window};
       }
-      if (after.window == window || !reset_on_window_) {
+      if (after.window == window || !params_.reset_on_window) {
         after.tokens += granted;
       } else {
         tokens_wasted_ += granted;  // claimed for a window that has ended meanwhile
@@ -149,7 +151,7 @@ Task<Decision> BatchBudget::decide(Request request, const Instance& instance) {
       // Requests that waited for this claim go next, in arrival order.
       for (const std::coroutine_handle<> waiter : waiters) waiter.resume();
       if (took) break;
-      if (got.error && fail_open_) break;  // fail open: this limit is skipped
+      if (got.error && params_.call.fail_open()) break;  // fail open: this limit is skipped
       denied = true;
       break;
     }
@@ -171,7 +173,7 @@ void BatchBudget::write_metrics(nlohmann::ordered_json& out) const {
       for (const auto& entry : per_key) held += entry.second.tokens;
     }
   }
-  out["batch"] = batch_;
+  out["batch"] = params_.batch;
   out["claims"] = claims_;
   out["claims_empty"] = claims_empty_;
   out["tokens_claimed"] = tokens_claimed_;
@@ -202,21 +204,21 @@ class TokenReservation final : public hybrid::BatchBudget {
     // A reply that is not the integer INCRBY, EXPIRE or DECRBY returns is a failed call too.
     const bool expire_failed = !is_integer(replies[1]);
     if (!is_integer(total)) co_return Claim{0, true};  // a lost reply: the tokens stay counted
-    if (total.integer <= limit.limit) co_return Claim{batch_, expire_failed};
+    if (total.integer <= limit.limit) co_return Claim{params_.batch, expire_failed};
     // Over the limit: give the excess back in a second round trip. The excess is measured against
     // the total this instance saw, which may include other instances' claims in flight.
     const std::int64_t excess = total.integer - limit.limit;
     ++give_backs_;
     Command give_back = command("DECRBY", std::move(key), std::to_string(excess));
     const Reply returned = std::move((co_await env_.redis.call(std::move(give_back))).front());
-    co_return Claim{std::max<std::int64_t>(0, batch_ - excess),
+    co_return Claim{std::max<std::int64_t>(0, params_.batch - excess),
                     expire_failed || !is_integer(returned)};
   }
 
  private:
   std::vector<Command> reserve_commands(const std::string& key, const Limit& limit) const {
     std::vector<Command> commands;
-    commands.push_back(command("INCRBY", key, std::to_string(batch_)));
+    commands.push_back(command("INCRBY", key, std::to_string(params_.batch)));
     commands.push_back(hybrid::expire_two_windows(key, limit));
     return commands;
   }
