@@ -293,16 +293,17 @@ TEST_CASE("vm-resume.json: the jumped clock lets the local-clock log through, TI
       load_scenario(std::string(RLSIM_SOURCE_DIR) + "/scenarios/vm-resume.json"));
   const auto& local = by_label(result, "sliding_log_local");
   CHECK(local.totals.limits[0].excess >= 300);
-  CHECK(local.clock["excess_while_off"] == local.clock["excess"]);
+  REQUIRE(local.clock);
+  CHECK(local.clock->excess_while_off == local.clock->excess);
   CHECK(by_label(result, "sliding_log_redis_time").totals.limits[0].excess == 0);
   CHECK(by_label(result, "sliding_log_cached").totals.limits[0].excess == 0);
   // The clock error series: instance 1 is 5 s ahead from 65 s until the NTP sync at 90 s.
-  const auto& series = local.clock["series"];
-  const double step_s = series["step_s"].get<double>();
-  const auto& errors = series["instances"][1]["error_us"];
+  const ClockResult& clock = *local.clock;
+  const double step_s = clock.step_s;
+  const auto& errors = clock.instances.at(1).errors.error_us;
   CHECK(errors[static_cast<std::size_t>(70 / step_s)] == 5'000'000);
   CHECK(errors[static_cast<std::size_t>(100 / step_s)] == 1000);
-  CHECK(series["instances"][0]["max_abs_error_us"] == 0);
+  CHECK(clock.instances.at(0).errors.max_abs_error_us == 0);
 }
 
 TEST_CASE("the JSON report has a clock section only when the scenario configures clocks") {

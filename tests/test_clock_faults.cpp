@@ -377,7 +377,7 @@ TEST_CASE("region-outage.json: eu's Redis down; region_local vs global_redis vs 
   // region_local: only eu users lose their counter (10 users x 200 over the limit).
   CHECK(during("local_fail_open", "excess") >= 1800);
   CHECK(during("local_fail_open", "excess") <= 2200);
-  CHECK(by_label(result, "local_fail_open").regions[1]["overshoot"].get<double>() <= 1.0);
+  CHECK(by_label(result, "local_fail_open").regions.value().at(1).overshoot <= 1.0);
   CHECK(during("local_fail_closed", "false_denials") >= 900);
   CHECK(during("local_fallback", "excess") <= 50);
   CHECK(during("local_fallback", "allowed") >= 1900);
@@ -424,7 +424,7 @@ TEST_CASE("ntp slew in a run: a 100 ms jump slewed at 500 ppm stays off far long
   // The clock series (one point every 1.8 s): at the end of the run, instance 1 is back within
   // 1 ms when stepped, still 100 ms - 500 ppm x 90 s = 55 ms ahead when slewed.
   const auto last_error = [](const StrategyResult& result) {
-    return result.clock["series"]["instances"][1]["error_us"].back().get<std::int64_t>();
+    return result.clock.value().instances.at(1).errors.error_us.back();
   };
   CHECK(std::abs(last_error(stepped)) <= 1000);
   CHECK(last_error(slewed) == 100'000 - 45'000);

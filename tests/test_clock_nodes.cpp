@@ -330,9 +330,7 @@ TEST_CASE("global_redis and region_local read TIME from the Redis they count in"
                                  {"name": "global_redis", "clock": "redis_time"}])");
   const auto result = rlsim::testing::run_text(parse_scenario(text, "t.json"));
   const auto p50 = [&](const char* label, std::size_t region) {
-    return rlsim::testing::by_label(result, label)
-        .regions[region]["latency_us"]["p50"]
-        .get<std::int64_t>();
+    return rlsim::testing::by_label(result, label).regions.value().at(region).latency_us.p50;
   };
   // RTT 1 ms inside a region; us is 80 ms from eu (home), ap 150 ms. TIME and INCR are two round
   // trips a decision (three with a window's EXPIRE); p50 is a histogram bucket's top.

@@ -362,10 +362,11 @@ TEST_CASE("multi-region: admitted per region and across regions against the limi
     REQUIRE(all != nullptr);
     CHECK(max_y(*all) == strategy.totals.limits.front().max_in_window);
     CHECK(find_series(*chart, "limit (100)") != nullptr);
-    for (const auto& region : strategy.regions) {
-      const ChartSeries* line = find_series(*chart, "region " + region["name"].get<std::string>());
+    REQUIRE(strategy.regions);
+    for (const RegionResult& region : *strategy.regions) {
+      const ChartSeries* line = find_series(*chart, "region " + region.name);
       REQUIRE(line != nullptr);
-      CHECK(max_y(*line) / limit == Approx(region["overshoot"].get<double>()).margin(0.01));
+      CHECK(max_y(*line) / limit == Approx(region.overshoot).margin(0.01));
     }
   }
   // region_local holds the limit in each region and overshoots it across regions.

@@ -106,13 +106,14 @@ TEST_CASE("routing: a request reaches an instance of its region; roaming moves t
   const Scenario s =
       parse_scenario(regions_scenario(kTwoRegions, R"(, "region": "eu", "roaming": 0.25)"), "t");
   const auto result = rlsim::testing::run_text(s);
-  const auto& regions = by_label(result, "region_local").regions;
+  REQUIRE(by_label(result, "region_local").regions);
+  const auto& regions = *by_label(result, "region_local").regions;
   REQUIRE(regions.size() == 2);
   const double offered = static_cast<double>(by_label(result, "region_local").totals.offered);
-  const double us = regions[1]["offered"].get<double>();
+  const auto us = static_cast<double>(regions[1].offered);
   CHECK(us / offered == Approx(0.25).margin(0.02));
-  CHECK(regions[0]["offered"].get<double>() + us == offered);
-  CHECK(regions[1]["home"] == true);
+  CHECK(static_cast<double>(regions[0].offered) + us == offered);
+  CHECK(regions[1].home);
 }
 
 TEST_CASE("multi-region.json: local over, global exact and slow, CRDT by replication delay") {
@@ -124,9 +125,10 @@ TEST_CASE("multi-region.json: local over, global exact and slow, CRDT by replica
   CHECK(global.totals.limits[0].overshoot == Approx(1.0));
   CHECK(global.totals.limits[0].excess == 0);
   // eu is home: its requests stay fast; us and ap add 80 and 150 ms.
-  CHECK(global.regions[0]["latency_us"]["p50"].get<std::int64_t>() < 2000);
-  CHECK(global.regions[1]["latency_us"]["p50"].get<std::int64_t>() >= 80'000);
-  CHECK(global.regions[2]["latency_us"]["p50"].get<std::int64_t>() >= 150'000);
+  REQUIRE(global.regions);
+  CHECK(global.regions->at(0).latency_us.p50 < 2000);
+  CHECK(global.regions->at(1).latency_us.p50 >= 80'000);
+  CHECK(global.regions->at(2).latency_us.p50 >= 150'000);
   const std::int64_t crdt_short = by_label(result, "crdt_100ms").totals.limits[0].excess;
   const std::int64_t crdt_long = by_label(result, "crdt_10s").totals.limits[0].excess;
   CHECK(crdt_short < crdt_long);

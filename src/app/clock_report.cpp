@@ -90,24 +90,23 @@ double share(std::int64_t part, std::int64_t whole) {
 }
 
 // Errors of `clock` at each series point, and the largest in magnitude.
-nlohmann::ordered_json error_series(const ClockModel& clock, DurationUs step_us,
-                                    std::int64_t points) {
-  nlohmann::ordered_json errors = nlohmann::ordered_json::array();
-  DurationUs max_abs = 0;
+ClockErrors error_series(const ClockModel& clock, DurationUs step_us, std::int64_t points) {
+  ClockErrors out;
   for (std::int64_t k = 0; k < points; ++k) {
     const DurationUs error = clock.error_us(k * step_us);
-    max_abs = std::max(max_abs, std::abs(error));
-    errors.push_back(error);
+    out.max_abs_error_us = std::max(out.max_abs_error_us, std::abs(error));
+    out.error_us.push_back(error);
   }
-  return {{"max_abs_error_us", max_abs}, {"error_us", errors}};
+  return out;
 }
 
 }  // namespace
 
-nlohmann::ordered_json ClockWatch::report(const InstancePool& pool, DurationUs duration_us) const {
-  if (!spec_.configured) return nullptr;
-  nlohmann::ordered_json out;
-  out["attribution_threshold_us"] = spec_.attribution_threshold_us;
+std::optional<ClockResult> ClockWatch::report(const InstancePool& pool,
+                                              DurationUs duration_us) const {
+  if (!spec_.configured) return std::nullopt;
+  ClockResult out;
+  out.attribution_threshold_us = spec_.attribution_threshold_us;
   LimitCounts all;
   for (const LimitCounts& counts : limits_) {
     all.excess += counts.excess;
@@ -115,40 +114,30 @@ nlohmann::ordered_json ClockWatch::report(const InstancePool& pool, DurationUs d
     all.wrongly_allowed += counts.wrongly_allowed;
     all.wrongly_allowed_while_off += counts.wrongly_allowed_while_off;
   }
-  out["excess"] = all.excess;
-  out["excess_while_off"] = all.excess_while_off;
-  out["excess_while_off_share"] = share(all.excess_while_off, all.excess);
-  out["wrongly_allowed"] = all.wrongly_allowed;
-  out["wrongly_allowed_while_off"] = all.wrongly_allowed_while_off;
-  out["wrongly_allowed_while_off_share"] =
-      share(all.wrongly_allowed_while_off, all.wrongly_allowed);
+  out.excess = all.excess;
+  out.excess_while_off = all.excess_while_off;
+  out.excess_while_off_share = share(all.excess_while_off, all.excess);
+  out.wrongly_allowed = all.wrongly_allowed;
+  out.wrongly_allowed_while_off = all.wrongly_allowed_while_off;
+  out.wrongly_allowed_while_off_share = share(all.wrongly_allowed_while_off, all.wrongly_allowed);
 
   // Whole milliseconds, about kSeriesPoints points over the run.
   const DurationUs step_us = std::max<DurationUs>(
       kUsPerMs, (duration_us / kSeriesPoints + kUsPerMs - 1) / kUsPerMs * kUsPerMs);
   const std::int64_t points = duration_us / step_us + 1;
-  nlohmann::ordered_json instances = nlohmann::ordered_json::array();
+  out.step_s = static_cast<double>(step_us) / kUsPerS;
   const std::size_t shown = std::min(pool.started_count(), kMaxSeriesInstances);
   for (std::uint32_t id = 0; id < shown; ++id) {
-    nlohmann::ordered_json entry = {{"id", id}};
     const ClockModel exact;
     const Instance& instance = pool.get(id);
-    entry.update(
-        error_series(instance.clock != nullptr ? *instance.clock : exact, step_us, points));
-    instances.push_back(entry);
+    out.instances.push_back(
+        {id, error_series(instance.clock != nullptr ? *instance.clock : exact, step_us, points)});
   }
-  out["series"] = {{"step_s", static_cast<double>(step_us) / kUsPerS},
-                   {"instances", instances},
-                   {"instances_truncated", pool.started_count() > shown},
-                   {"redis", error_series(redis_clock_, step_us, points)}};
+  out.instances_truncated = pool.started_count() > shown;
+  out.redis = error_series(redis_clock_, step_us, points);
   if (nodes_.size() > 1) {
-    nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
-    for (const NodeClock& node : nodes_) {
-      nlohmann::ordered_json entry = {{"name", node.name}};
-      entry.update(error_series(node.clock, step_us, points));
-      nodes.push_back(entry);
-    }
-    out["series"]["redis_nodes"] = nodes;
+    for (const NodeClock& node : nodes_)
+      out.redis_nodes.push_back({node.name, error_series(node.clock, step_us, points)});
   }
   return out;
 }

@@ -4,7 +4,7 @@
 // instance's clock was off by more than the threshold) and the per-instance clock error series.
 #include <cstdint>
 #include <deque>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +14,7 @@
 #include "scenario/region_spec.h"
 #include "world/clock.h"
 #include "world/instances.h"
+#include "world/results.h"
 
 namespace rlsim {
 
@@ -36,8 +37,8 @@ class ClockWatch {
   // windows) or as wrongly allowed (against an exact sliding log) are attributed to the clocks
   // when some active instance's clock is off by more than the threshold at `now_us`.
   void after_decision(const OracleTotals& totals, const InstancePool& pool, TimeUs now_us);
-  // The report's "clock" object, or null when the scenario says nothing about clocks.
-  nlohmann::ordered_json report(const InstancePool& pool, DurationUs duration_us) const;
+  // The report's clock figures, or none when the scenario says nothing about clocks.
+  std::optional<ClockResult> report(const InstancePool& pool, DurationUs duration_us) const;
 
   // The largest |clock error| over the active instances at `now_us`.
   static DurationUs max_active_error_us(const InstancePool& pool, TimeUs now_us);

@@ -23,40 +23,32 @@ void RegionRun::on_decided(const DecidedRequest& decided) {
                                decided.decided_us, scenario_.regions.list[region].instances);
 }
 
-nlohmann::ordered_json RegionRun::report() const {
-  if (!enabled()) return nullptr;
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+std::optional<std::vector<RegionResult>> RegionRun::report() const {
+  if (!enabled()) return std::nullopt;
+  std::vector<RegionResult> out;
   for (std::size_t r = 0; r < oracles_.size(); ++r) {
     const OracleTotals& totals = oracles_[r].totals();
+    RegionResult& region = out.emplace_back();
+    region.name = scenario_.regions.list[r].name;
+    region.instances = scenario_.regions.list[r].instances;
+    region.home = r == scenario_.regions.home;
+    region.offered = totals.offered;
+    region.allowed = totals.allowed;
+    region.denied = totals.denied;
+    region.errors = totals.errors;
     double overshoot = 0;
-    std::int64_t excess = 0;
     for (const LimitMetrics& limit : totals.limits) {
       overshoot = std::max(overshoot, limit.overshoot);
-      excess = std::max(excess, limit.excess);
+      region.excess = std::max(region.excess, limit.excess);
     }
+    region.overshoot = round4(overshoot);
+    region.latency_us = {totals.latency_us.quantile(0.5), totals.latency_us.quantile(0.99),
+                         totals.latency_us.max()};
     // The region's own per-window view of the first limit, for the report's per-region chart.
-    nlohmann::ordered_json windows = nlohmann::ordered_json::array();
+    region.window_s = static_cast<double>(scenario_.limits.front().window_us) / kUsPerS;
     for (const SeriesPoint& point : totals.series)
-      windows.push_back({{"start_s", static_cast<double>(point.start_us) / kUsPerS},
-                         {"admitted", point.admitted},
-                         {"max_per_key", point.max_per_key}});
-    out.push_back(
-        {{"name", scenario_.regions.list[r].name},
-         {"instances", scenario_.regions.list[r].instances},
-         {"home", r == scenario_.regions.home},
-         {"offered", totals.offered},
-         {"allowed", totals.allowed},
-         {"denied", totals.denied},
-         {"errors", totals.errors},
-         {"overshoot", round4(overshoot)},
-         {"excess", excess},
-         {"latency_us",
-          {{"p50", totals.latency_us.quantile(0.5)},
-           {"p99", totals.latency_us.quantile(0.99)},
-           {"max", totals.latency_us.max()}}},
-         {"series",
-          {{"window_s", static_cast<double>(scenario_.limits.front().window_us) / kUsPerS},
-           {"windows", windows}}}});
+      region.windows.push_back(
+          {static_cast<double>(point.start_us) / kUsPerS, point.admitted, point.max_per_key});
   }
   return out;
 }

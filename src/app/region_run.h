@@ -3,11 +3,12 @@
 // the run's global one (each region's Redis is in the run's Deployment). Inactive (every call a
 // no-op) when the scenario declares no regions.
 #include <deque>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "oracle/oracle.h"
 #include "scenario/model.h"
+#include "world/results.h"
 
 namespace rlsim {
 
@@ -20,9 +21,9 @@ class RegionRun final : public DecisionObserver {
   // The region's ideal limiter on a request that reached `request.region`.
   bool on_arrival(const Request& request) override;
   void on_decided(const DecidedRequest& decided) override;
-  // regions[]: per region its name, instances, the region's oracle totals and latency; null
+  // Per region its name, instances, the region's oracle totals, latency and windows; none
   // without regions.
-  nlohmann::ordered_json report() const;
+  std::optional<std::vector<RegionResult>> report() const;
 
  private:
   const Scenario& scenario_;

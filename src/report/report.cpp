@@ -104,8 +104,8 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
     const ordered_json redis_side = redis_side_json(*result.redis_side);
     for (const auto& [key, value] : redis_side.items()) out[key] = value;
   }
-  if (!result.clock.is_null()) out["clock"] = result.clock;
-  if (!result.regions.is_null()) out["regions"] = result.regions;
+  if (result.clock) out["clock"] = clock_json(*result.clock);
+  if (result.regions) out["regions"] = regions_json(*result.regions);
   if (!result.backend.is_null()) out["backend"] = result.backend;
   ordered_json windows = ordered_json::array();
   for (const auto& point : totals.series) {
@@ -155,19 +155,20 @@ std::string notes_table(const RunResult& result) {
   for (const auto& strategy : result.strategies) {
     if (strategy.strategy_metrics.is_object() && !strategy.strategy_metrics.empty())
       out += fmt::format("{}: {}\n", strategy.label, metrics_text(strategy.strategy_metrics));
-    if (strategy.clock.is_object()) {
-      const auto& clock = strategy.clock;
+    if (strategy.clock) {
+      const ClockResult& clock = *strategy.clock;
       out += fmt::format("{}: excess while an instance clock was off by > {} us: {} of {}\n",
-                         strategy.label, clock["attribution_threshold_us"].dump(),
-                         clock["excess_while_off"].dump(), clock["excess"].dump());
+                         strategy.label, clock.attribution_threshold_us, clock.excess_while_off,
+                         clock.excess);
     }
-    if (strategy.regions.is_array()) {
+    if (strategy.regions) {
       std::string line;
-      for (const auto& region : strategy.regions) {
+      for (const RegionResult& region : *strategy.regions) {
+        // The overshoot as the JSON report writes it (1.0, not 1).
         line += fmt::format("{}{} allowed={} overshoot={} p50_us={} p99_us={}",
-                            line.empty() ? "" : "; ", region["name"].get<std::string>(),
-                            region["allowed"].dump(), region["overshoot"].dump(),
-                            region["latency_us"]["p50"].dump(), region["latency_us"]["p99"].dump());
+                            line.empty() ? "" : "; ", region.name, region.allowed,
+                            ordered_json(region.overshoot).dump(), region.latency_us.p50,
+                            region.latency_us.p99);
       }
       out += fmt::format("{}: regions: {}\n", strategy.label, line);
     }

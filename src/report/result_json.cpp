@@ -63,7 +63,67 @@ ordered_json fault_window_json(const FaultWindowResult& fault) {
           {"recovery_s", fault.recovery_s}};
 }
 
+ordered_json latency_json(const LatencyQuantiles& latency) {
+  return {{"p50", latency.p50}, {"p99", latency.p99}, {"max", latency.max}};
+}
+
+// {max_abs_error_us, error_us} after the fields `out` already has.
+ordered_json with_errors(ordered_json out, const ClockErrors& errors) {
+  out["max_abs_error_us"] = errors.max_abs_error_us;
+  out["error_us"] = errors.error_us;
+  return out;
+}
+
 }  // namespace
+
+ordered_json clock_json(const ClockResult& clock) {
+  ordered_json out;
+  out["attribution_threshold_us"] = clock.attribution_threshold_us;
+  out["excess"] = clock.excess;
+  out["excess_while_off"] = clock.excess_while_off;
+  out["excess_while_off_share"] = clock.excess_while_off_share;
+  out["wrongly_allowed"] = clock.wrongly_allowed;
+  out["wrongly_allowed_while_off"] = clock.wrongly_allowed_while_off;
+  out["wrongly_allowed_while_off_share"] = clock.wrongly_allowed_while_off_share;
+  ordered_json instances = ordered_json::array();
+  for (const auto& instance : clock.instances)
+    instances.push_back(with_errors({{"id", instance.id}}, instance.errors));
+  ordered_json series = {{"step_s", clock.step_s},
+                         {"instances", instances},
+                         {"instances_truncated", clock.instances_truncated},
+                         {"redis", with_errors(ordered_json::object(), clock.redis)}};
+  if (!clock.redis_nodes.empty()) {
+    ordered_json nodes = ordered_json::array();
+    for (const auto& node : clock.redis_nodes)
+      nodes.push_back(with_errors({{"name", node.name}}, node.errors));
+    series["redis_nodes"] = nodes;
+  }
+  out["series"] = series;
+  return out;
+}
+
+ordered_json regions_json(const std::vector<RegionResult>& regions) {
+  ordered_json out = ordered_json::array();
+  for (const RegionResult& region : regions) {
+    ordered_json windows = ordered_json::array();
+    for (const auto& window : region.windows)
+      windows.push_back({{"start_s", window.start_s},
+                         {"admitted", window.admitted},
+                         {"max_per_key", window.max_per_key}});
+    out.push_back({{"name", region.name},
+                   {"instances", region.instances},
+                   {"home", region.home},
+                   {"offered", region.offered},
+                   {"allowed", region.allowed},
+                   {"denied", region.denied},
+                   {"errors", region.errors},
+                   {"overshoot", region.overshoot},
+                   {"excess", region.excess},
+                   {"latency_us", latency_json(region.latency_us)},
+                   {"series", {{"window_s", region.window_s}, {"windows", windows}}}});
+  }
+  return out;
+}
 
 ordered_json node_json(const NodeResult& node) {
   ordered_json out;
@@ -89,9 +149,7 @@ ordered_json node_json(const NodeResult& node) {
   out["utilization"] = node.utilization;
   out["queue_length_p99"] = node.queue_length_p99;
   out["max_queue_wait_us"] = node.max_queue_wait_us;
-  out["call_latency_us"] = {{"p50", node.call_latency_us.p50},
-                            {"p99", node.call_latency_us.p99},
-                            {"max", node.call_latency_us.max}};
+  out["call_latency_us"] = latency_json(node.call_latency_us);
   out["errors"] = errors;
   out["pool"] = {{"size", node.pool.size},
                  {"waits", node.pool.waits},

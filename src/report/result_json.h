@@ -1,6 +1,6 @@
 #pragma once
-// The JSON of a run's typed Redis-side results (world/results.h): the fields report_json writes
-// after strategy_metrics, in the report's field order (docs/metrics.md).
+// The JSON of a run's typed results (world/results.h): the fields report_json writes after
+// strategy_metrics, in the report's field order (docs/metrics.md).
 #include <nlohmann/json.hpp>
 
 #include "world/results.h"
@@ -13,5 +13,8 @@ nlohmann::ordered_json redis_side_json(const RedisSideResult& result);
 
 nlohmann::ordered_json node_json(const NodeResult& node);
 nlohmann::ordered_json resilience_json(const ResilienceResult& resilience);
+// The report's "clock" object and "regions" array.
+nlohmann::ordered_json clock_json(const ClockResult& clock);
+nlohmann::ordered_json regions_json(const std::vector<RegionResult>& regions);
 
 }  // namespace rlsim

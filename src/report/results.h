@@ -27,8 +27,8 @@ struct StrategyResult {
   // The Redis nodes, the error policy and the fault windows (app/faults.cpp), when the run
   // measured them.
   std::optional<RedisSideResult> redis_side;
-  nlohmann::ordered_json clock;    // clock attribution and error series, or null (docs/clocks.md)
-  nlohmann::ordered_json regions;  // per region, or null (docs/regions.md)
+  std::optional<ClockResult> clock;  // clock attribution and error series (docs/clocks.md)
+  std::optional<std::vector<RegionResult>> regions;  // per region (docs/regions.md)
   // An FNV-1a-style hash over the decision stream (request id, decision time, allowed, denied_by,
   // error) in decision order: two runs with equal digests made the same decisions at the same
   // times.

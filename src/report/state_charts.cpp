@@ -11,8 +11,6 @@
 namespace rlsim {
 namespace {
 
-using ordered_json = nlohmann::ordered_json;
-
 // Everything a time chart of this run shares: the x axis and the shaded fault windows.
 struct TimeFrame {
   const RunResult& result;
@@ -53,12 +51,6 @@ ChartSeries bucket_series(const BucketSeries<Value>& series, const TimeFrame& fr
       end < static_cast<double>(frame.result.scenario->duration_us) / frame.divisor_us)
     out.points.emplace_back(end, 0.0);
   return out;
-}
-
-const ordered_json* field(const ordered_json& object, const char* name) {
-  if (!object.is_object()) return nullptr;
-  const auto it = object.find(name);
-  return it == object.end() || it->is_null() ? nullptr : &*it;
 }
 
 // The Redis node's commands per second, utilization and longest queue, one line per strategy.
@@ -181,42 +173,39 @@ Chart breaker_chart(const TimeFrame& frame, std::size_t index, const BreakerResu
 // are a pure function of true time, the same for every strategy: drawn once.
 void clock_chart(const TimeFrame& frame, std::vector<Chart>& charts) {
   for (const StrategyResult& strategy : frame.result.strategies) {
-    const ordered_json* series = field(strategy.clock, "series");
-    if (series == nullptr) continue;
-    Chart chart = time_chart(
-        frame, "clock-error",
-        fmt::format("Clock error per instance and of the Redis node{}",
-                    (*series).value("instances_truncated", false) ? ", first 32 instances" : ""),
-        "clock minus true time (ms)");
-    const double step_us = (*series)["step_s"].get<double>() * kUsPerS;
-    const auto samples = [&](const ordered_json& errors, std::string name,
+    if (!strategy.clock) continue;
+    const ClockResult& clock = *strategy.clock;
+    Chart chart = time_chart(frame, "clock-error",
+                             fmt::format("Clock error per instance and of the Redis node{}",
+                                         clock.instances_truncated ? ", first 32 instances" : ""),
+                             "clock minus true time (ms)");
+    const double step_us = clock.step_s * kUsPerS;
+    const auto samples = [&](const ClockErrors& errors, std::string name,
                              const std::string& line_color, bool dashed) {
       ChartSeries out{std::move(name), line_color, {}, false, dashed};
-      for (std::size_t k = 0; k < errors.size(); ++k) {
+      for (std::size_t k = 0; k < errors.error_us.size(); ++k) {
         out.points.emplace_back(static_cast<double>(k) * step_us / frame.divisor_us,
-                                errors[k].get<double>() / kUsPerMs);
+                                static_cast<double>(errors.error_us[k]) / kUsPerMs);
       }
       return out;
     };
     std::size_t slot = 0;
-    for (const auto& instance : (*series)["instances"]) {
+    for (const auto& instance : clock.instances) {
       // Black is kept for the Redis node's clock.
       const std::string& line_color = color(slot) == "#000000" ? color(++slot) : color(slot);
-      chart.series.push_back(samples(instance["error_us"],
-                                     fmt::format("instance {}", instance["id"].get<int>()),
-                                     line_color, false));
+      chart.series.push_back(
+          samples(instance.errors, fmt::format("instance {}", instance.id), line_color, false));
       ++slot;
     }
-    if (const ordered_json* nodes = field(*series, "redis_nodes")) {
+    if (!clock.redis_nodes.empty()) {
       // Every Redis node's own clock (regions, a cluster): dashed, named by region or node.
-      for (const auto& node : *nodes) {
+      for (const auto& node : clock.redis_nodes) {
         const std::string& line_color = color(slot) == "#000000" ? color(++slot) : color(slot);
-        chart.series.push_back(samples(node["error_us"], "Redis " + node["name"].get<std::string>(),
-                                       line_color, true));
+        chart.series.push_back(samples(node.errors, "Redis " + node.name, line_color, true));
         ++slot;
       }
-    } else if (const ordered_json* redis = field(*series, "redis")) {
-      chart.series.push_back(samples((*redis)["error_us"], "Redis node", "#000000", true));
+    } else {
+      chart.series.push_back(samples(clock.redis, "Redis node", "#000000", true));
     }
     charts.push_back(std::move(chart));
     return;
@@ -229,21 +218,18 @@ void region_charts(const TimeFrame& frame, std::vector<Chart>& charts) {
   const Limit& first = frame.result.scenario->limits.front();
   for (std::size_t i = 0; i < frame.result.strategies.size(); ++i) {
     const StrategyResult& strategy = frame.result.strategies[i];
-    if (!strategy.regions.is_array() || strategy.regions.empty()) continue;
+    if (!strategy.regions || strategy.regions->empty()) continue;
     Chart chart =
         time_chart(frame, fmt::format("regions-{}", i + 1),
                    fmt::format("{}: most admitted per {} per {} window, by region", strategy.label,
                                to_string(first.key), format_duration(first.window_us)),
                    "admitted per window");
-    for (std::size_t r = 0; r < strategy.regions.size(); ++r) {
-      const ordered_json& region = strategy.regions[r];
-      const ordered_json* series = field(region, "series");
-      if (series == nullptr) continue;
-      ChartSeries line{
-          fmt::format("region {}", region["name"].get<std::string>()), color(r), {}, true, false};
-      for (const auto& window : (*series)["windows"]) {
-        line.points.emplace_back(window["start_s"].get<double>() * kUsPerS / frame.divisor_us,
-                                 window["max_per_key"].get<double>());
+    for (std::size_t r = 0; r < strategy.regions->size(); ++r) {
+      const RegionResult& region = (*strategy.regions)[r];
+      ChartSeries line{fmt::format("region {}", region.name), color(r), {}, true, false};
+      for (const auto& window : region.windows) {
+        line.points.emplace_back(window.start_s * kUsPerS / frame.divisor_us,
+                                 static_cast<double>(window.max_per_key));
       }
       chart.series.push_back(std::move(line));
     }

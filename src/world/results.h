@@ -1,6 +1,6 @@
 #pragma once
-// What a run measured of its Redis nodes, its fault windows and its error policy, as typed values:
-// filled by app/ (the nodes, the cluster, the fault windows) and strategy/resilience (the policy),
+// What a run measured of its Redis nodes, its fault windows, its error policy, its clocks and its
+// regions, as typed values: filled by app/ and strategy/resilience (the policy),
 // rendered by report/ (report/result_json.cpp is where they become JSON; docs/metrics.md names
 // each field). Plain data, in the order the JSON report lists the fields.
 #include <cstdint>
@@ -16,6 +16,11 @@ template <typename Value>
 struct BucketSeries {
   double bucket_s = 0;
   std::vector<Value> values;
+};
+
+// A latency histogram's p50, p99 and max, in microseconds.
+struct LatencyQuantiles {
+  std::int64_t p50 = 0, p99 = 0, max = 0;
 };
 
 // One Redis node over the run (docs/metrics.md, "Per-strategy fields"): INFO commandstats, the
@@ -35,10 +40,7 @@ struct NodeResult {
   double utilization = 0;        // busy time over the run's span, rounded to 4 places
   std::int64_t queue_length_p99 = 0;
   std::int64_t max_queue_wait_us = 0;
-  struct Latency {
-    std::int64_t p50 = 0, p99 = 0, max = 0;
-  };
-  Latency call_latency_us;
+  LatencyQuantiles call_latency_us;
   struct Errors {
     std::uint64_t timeouts = 0, refused = 0, lost = 0, error_replies = 0;
     std::optional<std::uint64_t> crossslot;  // on an embedded cluster
@@ -114,6 +116,52 @@ struct RedisSideResult {
   std::vector<NodeResult> redis_nodes;  // an embedded cluster's nodes
   std::optional<ResilienceResult> resilience;
   std::optional<std::vector<FaultWindowResult>> faults;  // when the scenario has faults
+};
+
+// One clock's reading minus true time at each point of a clock series.
+struct ClockErrors {
+  std::int64_t max_abs_error_us = 0;  // the largest in magnitude
+  std::vector<std::int64_t> error_us;
+};
+
+// Clock attribution and the clock error series (docs/clocks.md, docs/metrics.md "clock").
+struct ClockResult {
+  std::int64_t attribution_threshold_us = 0;
+  std::int64_t excess = 0, excess_while_off = 0;
+  double excess_while_off_share = 0;  // rounded to 4 places
+  std::int64_t wrongly_allowed = 0, wrongly_allowed_while_off = 0;
+  double wrongly_allowed_while_off_share = 0;
+  double step_s = 0;  // between series points
+  struct Instance {
+    std::uint32_t id = 0;
+    ClockErrors errors;
+  };
+  std::vector<Instance> instances;  // the first kMaxSeriesInstances started
+  bool instances_truncated = false;
+  ClockErrors redis;  // the home node's
+  struct Node {
+    std::string name;
+    ClockErrors errors;
+  };
+  std::vector<Node> redis_nodes;  // every node's, when more than one has its own clock
+};
+
+// One region of a multi-region run, measured by an oracle that sees only its requests
+// (docs/regions.md).
+struct RegionResult {
+  std::string name;
+  int instances = 0;
+  bool home = false;
+  std::int64_t offered = 0, allowed = 0, denied = 0, errors = 0;
+  double overshoot = 0;  // the worst over limits, rounded to 4 places
+  std::int64_t excess = 0;
+  LatencyQuantiles latency_us;
+  double window_s = 0;  // of the first limit, the window of `windows`
+  struct Window {
+    double start_s = 0;
+    std::int64_t admitted = 0, max_per_key = 0;
+  };
+  std::vector<Window> windows;
 };
 
 }  // namespace rlsim
