@@ -17,6 +17,12 @@ ParamSpec clock_param() {
                    false};
 }
 
+std::vector<ParamSpec> redis_call_params(std::vector<ParamSpec> own) {
+  std::vector<ParamSpec> params = {on_error_param(), clock_param(), clock_refresh_param()};
+  for (ParamSpec& spec : own) params.push_back(std::move(spec));
+  return params;
+}
+
 ParamSpec clock_refresh_param() {
   return ParamSpec{"clock_refresh",
                    ParamType::kDuration,

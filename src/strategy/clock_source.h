@@ -90,5 +90,8 @@ struct RedisCallParams {
   bool fail_open() const { return skips_failed_limit(on_error); }
 };
 RedisCallParams parse_redis_call_params(const ParamReader& params);
+// The declarations of RedisCallParams' parameters (on_error, clock, clock_refresh), in that
+// order, followed by a strategy's `own`.
+std::vector<ParamSpec> redis_call_params(std::vector<ParamSpec> own = {});
 
 }  // namespace rlsim

@@ -390,14 +390,15 @@ StrategyInfo declare_custom_lua() {
       "reply allow_if cannot read stops the run (exit 4). The trade-off is whatever your script's "
       "is; the point is to measure it on your traffic next to the built-in strategies. Its ideal "
       "limiter is the fixed window, so false_denials are counted against that.",
-      {on_error_param(), clock_param(), clock_refresh_param(),
-       required_param("script", ParamType::kPath, "the Lua file, relative to the scenario file"),
-       template_array(required_param("keys", ParamType::kStringArray,
-                                     "templates for KEYS, e.g. [\"rl:{${user}}:tokens\"]")),
-       template_array(param("args", ParamType::kStringArray, nlohmann::json::array(),
-                            "templates for ARGV, e.g. [\"${now_ms}\", \"${limit}\"]")),
-       param("allow_if", ParamType::kString, "reply == 1",
-             "the rule that admits a request, given the reply")},
+      redis_call_params(
+          {required_param("script", ParamType::kPath,
+                          "the Lua file, relative to the scenario file"),
+           template_array(required_param("keys", ParamType::kStringArray,
+                                         "templates for KEYS, e.g. [\"rl:{${user}}:tokens\"]")),
+           template_array(param("args", ParamType::kStringArray, nlohmann::json::array(),
+                                "templates for ARGV, e.g. [\"${now_ms}\", \"${limit}\"]")),
+           param("allow_if", ParamType::kString, "reply == 1",
+                 "the rule that admits a request, given the reply")}),
       Algorithm::kFixedWindow,
       make_custom_lua,
       nullptr,

@@ -121,10 +121,7 @@ class MultiLimit final : public Strategy {
       if (!is_integer(count) || !is_integer(replies[2 * i + 1])) decision.error = true;
       const bool over =
           !is_integer(count) ? !params_.call.fail_open() : count.integer > env_.limits[i].limit;
-      if (over && decision.allowed) {
-        decision.allowed = false;
-        decision.denied_by = static_cast<int>(i);
-      }
+      if (over) decision.deny_for(i);
     }
     return decision;
   }

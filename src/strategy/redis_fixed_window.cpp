@@ -104,7 +104,7 @@ StrategyInfo fixed_window_info(std::string name, std::string summary, std::strin
   return StrategyInfo{std::move(name),
                       std::move(summary),
                       std::move(explain),
-                      {on_error_param(), clock_param(), clock_refresh_param()},
+                      redis_call_params(),
                       Algorithm::kFixedWindow,
                       make,
                       nullptr,

@@ -60,7 +60,7 @@ StrategyInfo declare_redis_fixed_window_lua() {
       "(a little more CPU than a bare INCR, the lesson's 'one Lua call per request' load), and "
       "the fixed window's burst at a window edge stays: up to 2 x limit in any one window's "
       "length.",
-      {on_error_param(), clock_param(), clock_refresh_param()},
+      redis_call_params(),
       Algorithm::kFixedWindow,
       make_redis_fixed_window_lua,
       nullptr,

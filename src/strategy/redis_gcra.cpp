@@ -95,13 +95,14 @@ StrategyInfo declare_redis_gcra() {
       "instead of two and does less work per request; by default burst = the limit and rate = "
       "limit per window. Like the token bucket it has no window edges, and like every script "
       "that is given now it depends on the callers' clocks agreeing.",
-      {on_error_param(), clock_param(), clock_refresh_param(),
-       param("burst", ParamType::kInt, nullptr,
-             "requests admitted at once from idle, the bucket's capacity (default: each limit's "
-             "limit)"),
-       param("rate", ParamType::kRate, nullptr,
-             "sustained rate, e.g. \"100/m\" (default: each limit's limit per window); T = 1 / "
-             "rate")},
+      redis_call_params(
+          {param(
+               "burst", ParamType::kInt, nullptr,
+               "requests admitted at once from idle, the bucket's capacity (default: each limit's "
+               "limit)"),
+           param("rate", ParamType::kRate, nullptr,
+                 "sustained rate, e.g. \"100/m\" (default: each limit's limit per window); T = 1 / "
+                 "rate")}),
       Algorithm::kGcra,
       make_redis_gcra,
       gcra_shape,

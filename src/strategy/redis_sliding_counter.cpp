@@ -75,7 +75,7 @@ StrategyInfo declare_redis_sliding_counter() {
       "limited) but needs only two integers per key instead of a log: it mostly prevents the "
       "fixed window's 2x burst at a window edge (rolling_overshoot a little above 1 instead of "
       "near 2). Compare it with redis_sliding_log on the same traffic for its error.",
-      {on_error_param(), clock_param(), clock_refresh_param()},
+      redis_call_params(),
       Algorithm::kSlidingCounter,
       make_redis_sliding_counter,
       nullptr,

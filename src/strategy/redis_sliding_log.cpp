@@ -73,7 +73,7 @@ StrategyInfo declare_redis_sliding_log() {
       "(the lesson's 'review the Lua script complexity' when p99 rises), and now comes from the "
       "callers' clocks, so clock skew between instances blurs the window edge (the lesson's "
       "section 7).",
-      {on_error_param(), clock_param(), clock_refresh_param()},
+      redis_call_params(),
       Algorithm::kSlidingLog,
       make_redis_sliding_log,
       nullptr,

@@ -161,23 +161,25 @@ StrategyInfo declare_redis_token_bucket() {
       "Cluster slot. Without the tag, on a cluster (redis.cluster) every call fails with "
       "CROSSSLOT and on_error decides: fail_open admits everything, and only the errors count "
       "and the excess over the limit show it.",
-      {on_error_param(), clock_param(), clock_refresh_param(),
-       param("capacity", ParamType::kInt, nullptr,
-             "tokens in a full bucket, the largest burst (default: each limit's limit)"),
-       param("refill_rate", ParamType::kRate, nullptr,
-             "tokens added per time, e.g. \"100/m\" or \"2.5/s\" (default: each limit's limit per "
-             "window)"),
-       ParamSpec{"layout",
-                 ParamType::kEnum,
-                 "hash",
-                 "hash: one hash key rl:<kind>:<value>:bucket; two_keys: the lesson's two string "
-                 "keys ...:tokens and ...:ts, one script touching both (docs/cluster.md)",
-                 {"hash", "two_keys"},
-                 false},
-       param("hash_tag", ParamType::kBool, true,
-             "two_keys only: true names them rl:{user:42}:tokens / rl:{user:42}:ts (one Redis "
-             "Cluster slot); false rl:user:42:tokens / rl:user:42:ts, which a cluster rejects "
-             "with CROSSSLOT")},
+      redis_call_params(
+          {param("capacity", ParamType::kInt, nullptr,
+                 "tokens in a full bucket, the largest burst (default: each limit's limit)"),
+           param("refill_rate", ParamType::kRate, nullptr,
+                 "tokens added per time, e.g. \"100/m\" or \"2.5/s\" (default: each limit's limit "
+                 "per "
+                 "window)"),
+           ParamSpec{
+               "layout",
+               ParamType::kEnum,
+               "hash",
+               "hash: one hash key rl:<kind>:<value>:bucket; two_keys: the lesson's two string "
+               "keys ...:tokens and ...:ts, one script touching both (docs/cluster.md)",
+               {"hash", "two_keys"},
+               false},
+           param("hash_tag", ParamType::kBool, true,
+                 "two_keys only: true names them rl:{user:42}:tokens / rl:{user:42}:ts (one Redis "
+                 "Cluster slot); false rl:user:42:tokens / rl:user:42:ts, which a cluster rejects "
+                 "with CROSSSLOT")}),
       Algorithm::kTokenBucket,
       make_redis_token_bucket,
       token_bucket_shape,

@@ -223,10 +223,7 @@ class ShardedGlobal final : public Strategy {
         if (i == 0 && !read_failed) decision.observed_count = count - (incr_failed ? 0 : 1);
       }
       const bool over = failed ? !params_.call.fail_open() : count > env_.limits[i].limit;
-      if (over && decision.allowed) {
-        decision.allowed = false;
-        decision.denied_by = static_cast<int>(i);
-      }
+      if (over) decision.deny_for(i);
     }
     return decision;
   }

@@ -28,6 +28,14 @@ struct Decision {
   // The count the strategy read for the first limit's key (e.g. a sharded total), or -1; the
   // oracle compares it with the true count to measure staleness.
   std::int64_t observed_count = -1;
+
+  // Denies the request for limit `index` unless an earlier limit already did: denied_by names the
+  // first limit that said no, in limit order.
+  void deny_for(std::size_t index) {
+    if (!allowed) return;
+    allowed = false;
+    denied_by = static_cast<int>(index);
+  }
 };
 
 // What a strategy may use. All references outlive the strategy.
