@@ -1,7 +1,7 @@
 #pragma once
 // The embedded Redis Cluster of one strategy run (docs/cluster.md), built from the scenario's
 // "redis.cluster", and the figures of each Redis node (a cluster's or the one server's) for the
-// report (the Redis faults per node are in app/faults.h).
+// report (the Redis faults per node are in world/fault_injection.h).
 #include <memory>
 #include <vector>
 

@@ -11,101 +11,10 @@ namespace rlsim {
 
 namespace {
 
-DownMode down_mode(FaultMode mode) {
-  return mode == FaultMode::kBlackhole ? DownMode::kBlackhole : DownMode::kRefuse;
-}
-
-// The worse of two reachabilities: a black hole makes every call wait its full timeout.
-DownMode worse(DownMode a, DownMode b) {
-  const auto rank = [](DownMode m) {
-    return m == DownMode::kBlackhole ? 2 : m == DownMode::kRefuse;
-  };
-  return rank(a) >= rank(b) ? a : b;
-}
-
 // At most this many points in the ops/s series (the bucket grows with the run).
 constexpr DurationUs kMaxSeriesPoints = 600;
 
 }  // namespace
-
-RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active) {
-  RedisConditions conditions;
-  for (const FaultSpec* fault : active) {
-    switch (fault->type) {
-      case FaultType::kRedisDown:
-        conditions.down = worse(conditions.down, down_mode(fault->mode));
-        break;
-      case FaultType::kPartition:
-        if (fault->all_instances) conditions.down = worse(conditions.down, down_mode(fault->mode));
-        break;
-      case FaultType::kRedisLatency:
-        conditions.rtt_multiplier *= fault->rtt_multiplier;
-        conditions.added_rtt_us += fault->added_rtt_us;
-        conditions.rtt_jitter_us += fault->rtt_jitter_us;
-        break;
-      // None of these sets a condition: redis_slow is a schedule set once (slow_periods), since
-      // a call's service, computed as it joins the queue, may outlast the fault; crashes are
-      // events; clocks are functions of time (world/clock.h).
-      case FaultType::kRedisSlow:
-      case FaultType::kInstanceCrash:
-      case FaultType::kClockOffset:
-      case FaultType::kClockDrift:
-      case FaultType::kClockJump:
-        break;
-    }
-  }
-  return conditions;
-}
-
-RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active,
-                                   std::int32_t region) {
-  std::vector<const FaultSpec*> hitting;
-  for (const FaultSpec* fault : active)
-    if (fault->region < 0 || fault->region == region) hitting.push_back(fault);
-  return compose_conditions(hitting);
-}
-
-bool fault_hits_node(const FaultSpec& fault, int node) {
-  return fault.nodes.empty() ||
-         std::find(fault.nodes.begin(), fault.nodes.end(), node) != fault.nodes.end();
-}
-
-void apply_to_cluster(const std::vector<const FaultSpec*>& active, RedisCluster& cluster) {
-  for (int n = 0; n < cluster.node_count(); ++n) {
-    std::vector<const FaultSpec*> hitting;
-    for (const FaultSpec* fault : active)
-      if (fault_hits_node(*fault, n)) hitting.push_back(fault);
-    cluster.node(n).set_conditions(compose_conditions(hitting));
-  }
-}
-
-std::vector<SlowPeriod> slow_periods(const std::vector<FaultSpec>& faults,
-                                     const std::function<bool(const FaultSpec&)>& hits) {
-  std::vector<const FaultSpec*> slow;
-  std::vector<TimeUs> bounds_us;
-  for (const FaultSpec& fault : faults) {
-    if (fault.type != FaultType::kRedisSlow || !hits(fault)) continue;
-    slow.push_back(&fault);
-    bounds_us.push_back(fault.at_us);
-    bounds_us.push_back(fault.at_us + fault.for_us);
-  }
-  std::sort(bounds_us.begin(), bounds_us.end());
-  bounds_us.erase(std::unique(bounds_us.begin(), bounds_us.end()), bounds_us.end());
-  std::vector<SlowPeriod> periods;
-  for (std::size_t i = 0; i + 1 < bounds_us.size(); ++i) {
-    double multiplier = 1.0;
-    for (const FaultSpec* fault : slow)
-      if (fault->at_us <= bounds_us[i] && bounds_us[i] < fault->at_us + fault->for_us)
-        multiplier *= fault->service_multiplier;
-    if (multiplier == 1.0) continue;
-    if (!periods.empty() && periods.back().until_us == bounds_us[i] &&
-        periods.back().multiplier == multiplier)
-      periods.back().until_us = bounds_us[i + 1];
-    else
-      periods.push_back({bounds_us[i], bounds_us[i + 1], multiplier});
-  }
-  return periods;
-}
 
 FaultSchedule::FaultSchedule(const Scenario& scenario, Simulator& sim, Deployment& deployment,
                              InstancePool& pool, Strategy& strategy, const Oracle& oracle,
@@ -115,36 +24,20 @@ FaultSchedule::FaultSchedule(const Scenario& scenario, Simulator& sim, Deploymen
       server_(deployment.front()),
       cluster_(deployment.cluster()),
       pool_(pool),
-      strategy_(strategy),
       oracle_(oracle),
       instance_counts_(instance_counts),
-      active_(scenario.faults.size(), false),
+      injector_(scenario, deployment, pool, strategy),
       windows_(scenario.faults.size()),
-      stopped_(scenario.faults.size(), 0),
-      resilient_(strategy.resilience()) {
-  for (std::uint32_t r = 0; r < deployment.region_count(); ++r)
-    servers_.push_back(&deployment.region_server(r));
-}
+      resilient_(strategy.resilience()) {}
 
 void FaultSchedule::start() {
-  for (std::size_t r = 0; r < servers_.size(); ++r) {
-    servers_[r]->set_pool_size(scenario_.redis.pool_size);
-    // Without regions the one server is region 0, and every fault has region -1 (all).
-    const auto region = static_cast<std::int32_t>(r);
-    servers_[r]->set_slow_periods(slow_periods(scenario_.faults, [region](const FaultSpec& f) {
-      return f.region < 0 || f.region == region;
-    }));
-  }
+  injector_.prepare();
   const DurationUs bucket_s = std::max<DurationUs>(
       1, (scenario_.duration_us / kUsPerS + kMaxSeriesPoints - 1) / kMaxSeriesPoints);
   server_.node_stats().set_bucket_us(bucket_s * kUsPerS);
   if (cluster_ != nullptr) {
-    for (int n = 0; n < cluster_->node_count(); ++n) {
-      cluster_->node(n).set_pool_size(scenario_.redis.pool_size);
-      cluster_->node(n).set_slow_periods(slow_periods(
-          scenario_.faults, [n](const FaultSpec& fault) { return fault_hits_node(fault, n); }));
+    for (int n = 0; n < cluster_->node_count(); ++n)
       cluster_->node(n).node_stats().set_bucket_us(bucket_s * kUsPerS);
-    }
   }
   const DurationUs after_us = scenario_.limits.front().window_us;
   for (std::size_t i = 0; i < scenario_.faults.size(); ++i) {
@@ -173,80 +66,26 @@ FaultSchedule::Snapshot FaultSchedule::snapshot() const {
 
 void FaultSchedule::on_event(std::uint64_t arg) {
   const std::size_t index = arg / 4;
-  const FaultSpec& fault = scenario_.faults[index];
   Window& window = windows_[index];
+  bool instances_changed = false;
   switch (static_cast<Phase>(arg % 4)) {
     case kBegin:
       window.at_begin = snapshot();
-      active_[index] = true;
       recovering_.clear();  // a new fault: what follows is no longer recovery from the others
-      if (fault.type == FaultType::kInstanceCrash) crash(fault, index);
-      apply();
+      instances_changed = injector_.begin(index, sim_.now());
       break;
     case kEnd:
       window.at_end = snapshot();
       window.ended = true;
-      active_[index] = false;
       recovering_.push_back(index);
-      if (fault.type == FaultType::kInstanceCrash && fault.restarts) restart(index);
-      apply();
+      instances_changed = injector_.end(index, sim_.now());
       break;
     case kAfter:
       window.at_after = snapshot();
       window.after_taken = true;
       break;
   }
-}
-
-void FaultSchedule::apply() {
-  std::vector<const FaultSpec*> active;
-  for (std::size_t i = 0; i < active_.size(); ++i)
-    if (active_[i]) active.push_back(&scenario_.faults[i]);
-  // Without regions the one server is region 0, and every fault has region -1 (all).
-  for (std::size_t r = 0; r < servers_.size(); ++r)
-    servers_[r]->set_conditions(compose_conditions(active, static_cast<std::int32_t>(r)));
-  if (cluster_ != nullptr) apply_to_cluster(active, *cluster_);
-  // Partitions of listed instances: each instance any partition ever listed is set again.
-  for (const FaultSpec* fault : active) {
-    if (fault->type != FaultType::kPartition || fault->all_instances) continue;
-    for (std::uint32_t id : fault->instances)
-      if (std::find(cut_off_.begin(), cut_off_.end(), id) == cut_off_.end()) cut_off_.push_back(id);
-  }
-  for (std::uint32_t id : cut_off_) {
-    DownMode mode = DownMode::kUp;
-    for (const FaultSpec* fault : active) {
-      if (fault->type == FaultType::kPartition && !fault->all_instances &&
-          std::find(fault->instances.begin(), fault->instances.end(), id) != fault->instances.end())
-        mode = worse(mode, down_mode(fault->mode));
-    }
-    server_.set_client_down(id, mode);
-    if (cluster_ != nullptr)  // a partition cuts the instance off from every node
-      for (int n = 0; n < cluster_->node_count(); ++n) cluster_->node(n).set_client_down(id, mode);
-  }
-}
-
-void FaultSchedule::crash(const FaultSpec& fault, std::size_t index) {
-  std::vector<std::uint32_t> targets;
-  if (fault.all_instances) {
-    for (std::uint32_t id = 0; id < pool_.started_count(); ++id)
-      if (pool_.get(id).active) targets.push_back(id);
-  } else {
-    targets = fault.instances;
-  }
-  for (std::uint32_t id : targets) {
-    if (id >= pool_.started_count() || !pool_.stop(id, strategy_)) continue;  // not running
-    if (crashed_.size() <= id) crashed_.resize(id + 1, false);
-    crashed_[id] = true;
-    ++stopped_[index];
-  }
-  if (stopped_[index] > 0) instance_counts_.emplace_back(sim_.now(), pool_.active_count());
-}
-
-void FaultSchedule::restart(std::size_t index) {
-  // The crashed processes come back as new instances: fresh ids, empty local state.
-  if (stopped_[index] == 0) return;
-  pool_.scale_to(pool_.active_count() + stopped_[index], sim_.now(), strategy_);
-  instance_counts_.emplace_back(sim_.now(), pool_.active_count());
+  if (instances_changed) instance_counts_.emplace_back(sim_.now(), pool_.active_count());
 }
 
 void FaultSchedule::on_decided(const DecidedRequest& decided) {

@@ -220,8 +220,9 @@ class RedisServer final : public EventTarget {
   void set_conditions(const RedisConditions& conditions) { conditions_ = conditions; }
   const RedisConditions& conditions() const { return conditions_; }
   // The stretches in which the server runs slower, sorted and disjoint (the run's redis_slow
-  // faults, app/faults.h); set before the first call. A call's service ends when its work is done
-  // at each moment's pace, so calls queued during a stretch run at full speed after it.
+  // faults, world/fault_injection.h); set before the first call. A call's service ends when its
+  // work is done at each moment's pace, so calls queued during a stretch run at full speed after
+  // it.
   void set_slow_periods(std::vector<SlowPeriod> periods);
   // A partition: `client` cannot reach the server (kUp heals it).
   void set_client_down(ClientId client, DownMode mode);

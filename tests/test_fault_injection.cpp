@@ -1,0 +1,55 @@
+// world/fault_injection: the table of fault effects (one row per fault type) and what each row
+// says a type does. How active faults compose is tested in test_faults.cpp and
+// test_clock_faults.cpp through compose_conditions and slow_periods.
+#include <catch2/catch.hpp>
+
+#include "world/fault_injection.h"
+
+using namespace rlsim;
+
+namespace {
+
+const FaultType kAllTypes[] = {FaultType::kRedisDown,     FaultType::kRedisLatency,
+                               FaultType::kRedisSlow,     FaultType::kPartition,
+                               FaultType::kInstanceCrash, FaultType::kClockOffset,
+                               FaultType::kClockDrift,    FaultType::kClockJump};
+
+}  // namespace
+
+TEST_CASE("fault effects: every fault type has its own row") {
+  for (const FaultType type : kAllTypes) CHECK(fault_effect(type).type == type);
+}
+
+TEST_CASE("fault effects: what each type does while active") {
+  for (const FaultType type : kAllTypes) {
+    const FaultEffectRow& row = fault_effect(type);
+    INFO("type " << to_string(type));
+    CHECK((row.compose != nullptr) ==
+          (type == FaultType::kRedisDown || type == FaultType::kRedisLatency ||
+           type == FaultType::kPartition));
+    CHECK(row.slows_service == (type == FaultType::kRedisSlow));
+    CHECK(row.cuts_instances_off == (type == FaultType::kPartition));
+    CHECK(row.crashes_instances == (type == FaultType::kInstanceCrash));
+  }
+}
+
+TEST_CASE("fault effects: a partition of listed instances sets no node condition") {
+  FaultSpec listed;
+  listed.type = FaultType::kPartition;
+  listed.mode = FaultMode::kBlackhole;
+  listed.all_instances = false;
+  listed.instances = {1};
+  CHECK(compose_conditions({&listed}).down == DownMode::kUp);
+  FaultSpec everyone = listed;
+  everyone.all_instances = true;
+  CHECK(compose_conditions({&everyone}).down == DownMode::kBlackhole);
+  // Clock faults and crashes leave the node as it is.
+  FaultSpec crash;
+  crash.type = FaultType::kInstanceCrash;
+  FaultSpec jump;
+  jump.type = FaultType::kClockJump;
+  const RedisConditions none = compose_conditions({&crash, &jump});
+  CHECK(none.down == DownMode::kUp);
+  CHECK(none.rtt_multiplier == 1.0);
+  CHECK(none.added_rtt_us == 0);
+}
