@@ -20,6 +20,7 @@
 #include "redis/cluster_slots.h"
 #include "redis/real_cluster.h"
 #include "redis_direct.h"
+#include "report/result_json.h"
 
 using namespace rlsim;
 
@@ -163,7 +164,8 @@ TEST_CASE("real cluster: CROSSSLOT from the server is the strategy's error reply
   CHECK(cluster_of(*store).crossslot() == 2);
   // The run goes on: the next single-slot command works.
   CHECK(store->run({"INCR", "a"}, kT0) == Reply::from_integer(1));
-  nlohmann::ordered_json backend = backend_json(*store);
+  REQUIRE(store->backend_report());
+  nlohmann::ordered_json backend = backend_json(*store->backend_report());
   CHECK(backend.at("redis") == "real_cluster");
   CHECK(backend.at("crossslot") == 2);
   CHECK(backend.at("nodes").size() == 3);
@@ -252,10 +254,10 @@ TEST_CASE("real cluster: a run's keys are removed from every node, foreign keys 
     // decisions and keys as the embedded cluster.
     CHECK(r.decision_digest == m.decision_digest);
     CHECK(r.redis_keys_at_end == m.redis_keys_at_end);
-    CHECK(r.backend.at("redis") == "real_cluster");
+    REQUIRE(r.backend);
+    REQUIRE(r.backend->cluster);
     std::uint64_t commands = 0;
-    for (const auto& node : r.backend.at("nodes"))
-      commands += node.at("commands").get<std::uint64_t>();
+    for (const auto& node : r.backend->cluster->nodes) commands += node.commands;
     CHECK(commands > r.redis_commands / 2);
   }
   for (const std::string& address : nodes) {

@@ -166,7 +166,8 @@ TEST_CASE("real store: a run touches only its own keys and deletes them at the e
   for (const ResolvedStrategy& strategy : resolve_strategies(scenario, "token-bucket-vs-gcra")) {
     const StrategyResult result = run_strategy(scenario, strategy, scenario.seed);
     CHECK(result.totals.errors == 0);
-    CHECK(result.backend.at("failed") == false);
+    REQUIRE(result.backend);
+    CHECK(result.backend->failure.empty());
   }
   CHECK(direct.snapshot() == before);
   for (const char* key : {"app:string", "app:ttl", "app:hash", "app:zset", "app:list", "app:set",
@@ -233,8 +234,9 @@ TEST_CASE("real store: same decisions and report as the embedded Redis") {
     INFO(strategy.label);
     CHECK(r.decision_digest == m.decision_digest);
     CHECK(r.redis_keys_at_end == m.redis_keys_at_end);
-    CHECK(r.backend.at("url") == url_of(port));
-    r.backend = nullptr;
+    REQUIRE(r.backend);
+    CHECK(r.backend->url == url_of(port));
+    r.backend.reset();
     CHECK(strategy_report(scenario, 1, r).dump() == strategy_report(scenario, 1, m).dump());
   }
 }

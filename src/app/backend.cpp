@@ -47,20 +47,6 @@ std::unique_ptr<RealStore> make_real_store(const RedisSpec& redis) {
   }
 }
 
-nlohmann::ordered_json backend_json(const DataStore& store) {
-  const std::optional<BackendReport> report = store.backend_report();
-  if (!report) return nullptr;
-  nlohmann::ordered_json out;
-  out["redis"] = "real";
-  out["url"] = report->url;
-  if (report->cluster) add_cluster_backend(*report->cluster, out);
-  out["calls_failed"] = report->calls_failed;
-  out["reconnects"] = report->reconnects;
-  out["failed"] = !report->failure.empty();
-  if (!report->failure.empty()) out["failure"] = report->failure;
-  return out;
-}
-
 std::string redis_url_display(const std::string& url) {
   std::string error;
   const auto parsed = parse_redis_url(url, error);

@@ -55,20 +55,6 @@ std::unique_ptr<RedisCluster> make_real_cluster_nodes(DataStore& store, Simulato
       timing, seed);
 }
 
-void add_cluster_backend(const ClusterReport& cluster, nlohmann::ordered_json& backend) {
-  backend["redis"] = "real_cluster";
-  backend["url"] = cluster.seeds;
-  nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
-  for (const auto& node : cluster.nodes)
-    nodes.push_back(
-        {{"address", node.address}, {"slots", node.slots}, {"commands", node.commands}});
-  backend["nodes"] = std::move(nodes);
-  backend["moved"] = cluster.moved;
-  backend["ask"] = cluster.ask;
-  backend["crossslot"] = cluster.crossslot;
-  backend["slot_map_reads"] = cluster.slot_map_reads;
-}
-
 std::string cluster_seeds_display(const std::string& seeds) {
   std::string error;
   const auto parsed = parse_cluster_seeds(seeds, error);

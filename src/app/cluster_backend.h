@@ -1,9 +1,8 @@
 #pragma once
 // The real Redis Cluster backend as the app sees it (docs/real-redis.md#a-real-redis-cluster):
-// building its store, its part of the report's "backend" object, and the hash-tagged corpus the
+// building its store, its simulated nodes, and the hash-tagged corpus the
 // conformance check runs on it.
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/simulator.h"
@@ -33,10 +32,6 @@ ClusterLayout cluster_layout(const DataStore& store);
 // K when the real cluster's slot map is the even split of K nodes that the embedded cluster
 // (redis.cluster.nodes) uses, as `redis-cli --cluster create` makes it; 0 otherwise.
 int embedded_cluster_nodes(const DataStore& store);
-
-// Adds the cluster's fields to a real store's "backend" object: the seeds, per node its address,
-// slots and commands sent, and the MOVED / ASK / CROSSSLOT counts.
-void add_cluster_backend(const ClusterReport& cluster, nlohmann::ordered_json& backend);
 
 // "host:port,host:port" without credentials, for printed commands.
 std::string cluster_seeds_display(const std::string& seeds);

@@ -153,11 +153,11 @@ int print_run(const RunOptions& options, const Scenario& scenario, const RunResu
       reproduce, (dir / "report.json").string());
   if (seed_report)
     std::cout << fmt::format("seeds: {} (also seeds.md)\n", (dir / "seeds.json").string());
-  if (options.check_determinism && result.partial.is_null())
+  if (options.check_determinism && !result.partial)
     std::cout << "determinism: ok (every strategy ran twice: same decisions, same report)\n";
   const std::string verdict = expectations_line(scenario, report_json(result));
-  if (!result.partial.is_null() && !verdict.empty()) std::cout << verdict << "\n";
-  if (!result.partial.is_null()) return done_code;
+  if (result.partial && !verdict.empty()) std::cout << verdict << "\n";
+  if (result.partial) return done_code;
   if (!verdict.empty())
     std::cout << verdict << " (details: rlsim check " << shell_quote(options.scenario_path)
               << fmt::format(" --seed {})\n", result.seed);
@@ -177,9 +177,8 @@ int command_run(const RunOptions& options) {
   if (const auto failed = run_all(options, scenario, strategies, result, seed_report))
     return *failed;
   mark_partial(result, strategies);
-  const bool seeds_cut = seed_report && !seed_report->partial.is_null();
-  const int done_code =
-      result.partial.is_null() && !seeds_cut ? exit_code::kOk : exit_code::kInterrupted;
+  const bool seeds_cut = seed_report && seed_report->partial;
+  const int done_code = !result.partial && !seeds_cut ? exit_code::kOk : exit_code::kInterrupted;
   const std::filesystem::path dir = options.out_dir.empty()
                                         ? std::filesystem::path("reports") / scenario.name
                                         : std::filesystem::path(options.out_dir);

@@ -41,28 +41,20 @@ std::vector<ResolvedStrategy> select_strategies(const std::vector<ResolvedStrate
 }
 
 void mark_partial(RunResult& result, const std::vector<ResolvedStrategy>& planned) {
-  std::vector<const StrategyResult*> cut;
-  for (const StrategyResult& s : result.strategies)
-    if (s.stopped_at_us) cut.push_back(&s);
-  nlohmann::ordered_json not_run = nlohmann::ordered_json::array();
+  RunPartial partial;
+  partial.reason = "SIGINT";
+  for (const StrategyResult& s : result.strategies) {
+    if (!s.stopped_at_us) continue;
+    if (partial.cut.empty()) partial.stopped_at_s = static_cast<double>(*s.stopped_at_us) / kUsPerS;
+    partial.cut.push_back(s.label);
+  }
   for (const auto& strategy : planned) {
     const bool ran =
         std::any_of(result.strategies.begin(), result.strategies.end(),
                     [&](const StrategyResult& s) { return s.label == strategy.label; });
-    if (!ran) not_run.push_back(strategy.label);
+    if (!ran) partial.not_run.push_back(strategy.label);
   }
-  if (cut.empty() && not_run.empty()) return;
-  nlohmann::ordered_json partial;
-  partial["reason"] = "SIGINT";
-  if (!cut.empty())
-    partial["stopped_at_s"] = static_cast<double>(*cut.front()->stopped_at_us) / kUsPerS;
-  if (cut.size() == 1) partial["strategy"] = cut.front()->label;
-  if (cut.size() > 1) {
-    nlohmann::ordered_json labels = nlohmann::ordered_json::array();
-    for (const StrategyResult* s : cut) labels.push_back(s->label);
-    partial["strategies"] = labels;
-  }
-  partial["not_run"] = not_run;
+  if (partial.cut.empty() && partial.not_run.empty()) return;
   result.partial = std::move(partial);
 }
 

@@ -344,10 +344,10 @@ std::size_t compare_scenarios(const ConformanceOptions& options, int embedded_no
       const double wall_s =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       const auto backend = real.backend;
-      real.backend = nullptr;  // the one field that must differ
+      real.backend.reset();  // the one field that must differ
       std::string divergence = first_divergence(scenario, mock, real);
-      if (divergence.empty() && backend.value("failed", false))
-        divergence = "the real backend failed: " + backend.value("failure", std::string());
+      if (divergence.empty() && backend && !backend->failure.empty())
+        divergence = "the real backend failed: " + backend->failure;
       if (!divergence.empty()) {
         ++differences;
         divergence += first_different_request(scenario, real_scenario, strategy);

@@ -146,7 +146,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     result_.redis_round_trips = redis.round_trips;
     result_.redis_timeouts = redis.timeouts;
     result_.redis_keys_at_end = redis.keys;
-    result_.backend = backend_json(deployment_.store());
+    result_.backend = deployment_.store().backend_report();
     result_.clock = clock_watch_.report(pool_, end_us);
     result_.regions = regions_.report();
     result_.redis_side = faults_.report(end_us);

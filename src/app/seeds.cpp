@@ -42,28 +42,33 @@ std::vector<GridOutcome> run_grid(const std::vector<GridJob>& jobs, unsigned thr
   return outcomes;
 }
 
-ordered_json grid_partial(const std::vector<GridOutcome>& outcomes) {
-  std::size_t cut = 0, not_run = 0;
+std::optional<GridPartial> grid_partial(const std::vector<GridOutcome>& outcomes) {
+  GridPartial partial;
+  partial.reason = "SIGINT";
+  partial.runs = outcomes.size();
   for (const GridOutcome& outcome : outcomes) {
-    cut += outcome.state == GridOutcome::State::kCut;
-    not_run += outcome.state == GridOutcome::State::kNotRun;
+    partial.cut += outcome.state == GridOutcome::State::kCut;
+    partial.not_run += outcome.state == GridOutcome::State::kNotRun;
   }
-  if (cut + not_run == 0) return nullptr;
-  return {{"reason", "SIGINT"},
-          {"runs", outcomes.size()},
-          {"complete", outcomes.size() - cut - not_run},
-          {"cut", cut},
-          {"not_run", not_run}};
+  if (partial.cut + partial.not_run == 0) return std::nullopt;
+  partial.complete = partial.runs - partial.cut - partial.not_run;
+  return partial;
 }
 
-std::string grid_partial_notice(const ordered_json& partial) {
-  if (!partial.is_object()) return "";
+ordered_json grid_partial_json(const GridPartial& partial) {
+  return {{"reason", partial.reason},
+          {"runs", partial.runs},
+          {"complete", partial.complete},
+          {"cut", partial.cut},
+          {"not_run", partial.not_run}};
+}
+
+std::string grid_partial_notice(const std::optional<GridPartial>& partial) {
+  if (!partial) return "";
   return fmt::format(
       "PARTIAL: stopped by {}: {} of {} runs complete, {} cut short and {} not started are left "
       "out; the figures cover the complete runs only",
-      partial["reason"].get<std::string>(), partial["complete"].get<std::size_t>(),
-      partial["runs"].get<std::size_t>(), partial["cut"].get<std::size_t>(),
-      partial["not_run"].get<std::size_t>());
+      partial->reason, partial->complete, partial->runs, partial->cut, partial->not_run);
 }
 
 std::vector<std::uint64_t> seed_range(std::uint64_t first, std::uint64_t count) {
@@ -155,11 +160,11 @@ const std::vector<std::string>& headline_metrics() {
 }
 
 ordered_json summary_head_json(const std::string& scenario, const std::vector<std::uint64_t>& seeds,
-                               const ordered_json& partial) {
+                               const std::optional<GridPartial>& partial) {
   ordered_json out;
   out["scenario"] = scenario;
   out["seeds"] = seeds;
-  if (!partial.is_null()) out["partial"] = partial;
+  if (partial) out["partial"] = grid_partial_json(*partial);
   return out;
 }
 
@@ -182,7 +187,7 @@ ordered_json seeds_json(const SeedReport& report) {
 std::string seeds_table(const SeedReport& report) {
   std::string out = fmt::format("\nover {} seeds ({}..{}): mean [p5 .. p95]\n", report.seeds.size(),
                                 report.seeds.front(), report.seeds.back());
-  if (!report.partial.is_null()) out += grid_partial_notice(report.partial) + "\n";
+  if (report.partial) out += grid_partial_notice(report.partial) + "\n";
   for (const auto& [label, reports] : report.strategies) {
     const auto summaries = summarize_metrics(reports);
     out += label + (reports.empty() ? " (no complete run)\n" : "\n");
@@ -201,7 +206,7 @@ std::string seeds_markdown(const SeedReport& report, const std::string& reproduc
   out +=
       "Every numeric metric of the report over the seeds: the mean, and the 5th and 95th "
       "percentiles (nearest rank). Definitions: docs/metrics.md.\n";
-  if (!report.partial.is_null()) out += "\n**" + grid_partial_notice(report.partial) + "**\n";
+  if (report.partial) out += "\n**" + grid_partial_notice(report.partial) + "**\n";
   for (const auto& [label, reports] : report.strategies) {
     out += fmt::format(
         "\n## {}\n\n| metric | mean | p5 | p95 | min | max |\n|---|--:|--:|--:|--:|--:|\n", label);

@@ -35,12 +35,21 @@ struct GridOutcome {
 // skipped (kNotRun) and those running are cut (kCut).
 std::vector<GridOutcome> run_grid(const std::vector<GridJob>& jobs, unsigned threads, bool twice);
 
-// Null when every job completed; else {"reason": "SIGINT", "runs": N, "complete": .., "cut": ..,
-// "not_run": ..}: summaries over these outcomes cover only the complete runs.
-nlohmann::ordered_json grid_partial(const std::vector<GridOutcome>& outcomes);
+// How many of a grid's runs a Ctrl-C left out: summaries over its outcomes cover only the
+// complete runs.
+struct GridPartial {
+  std::string reason;  // "SIGINT"
+  std::size_t runs = 0, complete = 0, cut = 0, not_run = 0;
+};
 
-// The one-line notice of a partial sweep or seed summary ("" for null).
-std::string grid_partial_notice(const nlohmann::ordered_json& partial);
+// Unset when every job completed.
+std::optional<GridPartial> grid_partial(const std::vector<GridOutcome>& outcomes);
+
+// {"reason": "SIGINT", "runs": N, "complete": .., "cut": .., "not_run": ..}
+nlohmann::ordered_json grid_partial_json(const GridPartial& partial);
+
+// The one-line notice of a partial sweep or seed summary ("" when unset).
+std::string grid_partial_notice(const std::optional<GridPartial>& partial);
 
 // The seeds first, first + 1, ..., first + count - 1. Throws ScenarioError when they pass 2^64-1.
 std::vector<std::uint64_t> seed_range(std::uint64_t first, std::uint64_t count);
@@ -66,10 +75,10 @@ std::vector<MetricSummary> summarize_metrics(const std::vector<nlohmann::ordered
 nlohmann::ordered_json summary_json(const MetricSummary& summary);
 
 // The head every summary file starts with: {"scenario": .., "seeds": [..], "partial": ..}, the
-// partial only when not null (seeds.json, sweep.json).
+// partial only when set (seeds.json, sweep.json).
 nlohmann::ordered_json summary_head_json(const std::string& scenario,
                                          const std::vector<std::uint64_t>& seeds,
-                                         const nlohmann::ordered_json& partial);
+                                         const std::optional<GridPartial>& partial);
 
 // {"label": .., "metrics": {path: summary_json, ...}}: one strategy's summaries.
 nlohmann::ordered_json strategy_summary_json(const std::string& label,
@@ -88,7 +97,7 @@ struct SeedReport {
   std::vector<std::uint64_t> seeds;
   // (label, the strategy's report for each complete seed, in seed order)
   std::vector<std::pair<std::string, std::vector<nlohmann::ordered_json>>> strategies;
-  nlohmann::ordered_json partial;  // grid_partial of the runs: null unless Ctrl-C cut some
+  std::optional<GridPartial> partial;  // grid_partial of the runs: unset unless Ctrl-C cut some
 };
 nlohmann::ordered_json seeds_json(const SeedReport& report);
 std::string seeds_markdown(const SeedReport& report, const std::string& reproduce);

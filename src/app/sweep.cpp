@@ -345,7 +345,7 @@ struct SweepResult {
   std::vector<SweepParameter> parameters;
   std::vector<std::string> metrics;
   std::vector<Point> points;
-  ordered_json partial;  // null, or grid_partial's account of a stopped sweep
+  std::optional<GridPartial> partial;  // grid_partial's account of a stopped sweep
   std::string reproduce;
 };
 
@@ -427,13 +427,12 @@ int finish_sweep(const SweepOptions& options, const SweepResult& sweep, std::siz
   std::string spread_note = seeds.size() > 1 ? fmt::format("Over seeds {}..{}: mean [p5 .. p95].",
                                                            seeds.front(), seeds.back())
                                              : fmt::format("Seed {}.", seeds.front());
-  if (!sweep.partial.is_null())
-    spread_note = grid_partial_notice(sweep.partial) + ". " + spread_note;
+  if (sweep.partial) spread_note = grid_partial_notice(sweep.partial) + ". " + spread_note;
   if (const auto error = write_sweep_files(dir, sweep, out, spread_note, rows)) {
     std::cerr << fmt::format("rlsim: cannot write the sweep report: {}\n", *error);
     return exit_code::kOutputError;
   }
-  const int done_code = sweep.partial.is_null() ? exit_code::kOk : exit_code::kInterrupted;
+  const int done_code = !sweep.partial ? exit_code::kOk : exit_code::kInterrupted;
   if (options.json) {
     std::cout << out.dump(2) << "\n";
     return done_code;
@@ -484,7 +483,7 @@ int command_sweep(const SweepOptions& options) {
   sweep.partial = grid_partial(outcomes);
   summarize_points(sweep.points, outcomes, sweep.seeds.size());
   // A partial sweep may simply not have reached the strategy that has a metric.
-  if (sweep.partial.is_null()) check_metrics_found(sweep.points, sweep.metrics);
+  if (!sweep.partial) check_metrics_found(sweep.points, sweep.metrics);
   sweep.reproduce = reproduce_command(options, first_seed, sweep.seeds.size());
   return finish_sweep(options, sweep, runs);
 }

@@ -131,7 +131,7 @@ std::string report_html(const RunResult& result, const std::string& reproduce) {
   out += fmt::format("<title>rlsim: {}</title>\n<style>{}</style>\n</head>\n<body>\n",
                      xml_escape(scenario.name), kStyle);
   out += fmt::format("<h1>rlsim: {}</h1>\n", xml_escape(scenario.name));
-  if (!result.partial.is_null())
+  if (result.partial)
     out += fmt::format("<p id=\"partial\" class=\"over\"><b>{}</b></p>\n",
                        xml_escape(partial_notice(result)));
   if (!scenario.description.empty())
@@ -191,7 +191,7 @@ std::string report_markdown(const RunResult& result, const std::string& reproduc
                             const std::vector<std::string>& chart_files) {
   const Scenario& scenario = *result.scenario;
   std::string out = fmt::format("# rlsim: {}\n\n", scenario.name);
-  if (!result.partial.is_null()) out += fmt::format("**{}**\n\n", partial_notice(result));
+  if (result.partial) out += fmt::format("**{}**\n\n", partial_notice(result));
   if (!scenario.description.empty()) out += scenario.description + "\n\n";
   for (const auto& limit : scenario.limits) {
     out += fmt::format("- limit **{}**: {} per {} per {}\n", limit.name, limit.limit,

@@ -106,7 +106,7 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
   }
   if (result.clock) out["clock"] = clock_json(*result.clock);
   if (result.regions) out["regions"] = regions_json(*result.regions);
-  if (!result.backend.is_null()) out["backend"] = result.backend;
+  if (result.backend) out["backend"] = backend_json(*result.backend);
   ordered_json windows = ordered_json::array();
   for (const auto& point : totals.series) {
     windows.push_back({{"start_s", to_seconds(point.start_us)},
@@ -172,8 +172,9 @@ std::string notes_table(const RunResult& result) {
       }
       out += fmt::format("{}: regions: {}\n", strategy.label, line);
     }
-    if (!strategy.backend.is_null())
-      out += fmt::format("{}: backend: {}\n", strategy.label, metrics_text(strategy.backend));
+    if (strategy.backend)
+      out += fmt::format("{}: backend: {}\n", strategy.label,
+                         metrics_text(backend_json(*strategy.backend)));
     const Staleness& staleness = strategy.totals.staleness;
     if (staleness.samples > 0) {
       out += fmt::format("{}: staleness of the count it read: mean={:.2f}, max={}, samples={}\n",
@@ -184,6 +185,16 @@ std::string notes_table(const RunResult& result) {
   return out.empty() ? out : "\n" + out;
 }
 
+ordered_json partial_json(const RunPartial& partial) {
+  ordered_json out;
+  out["reason"] = partial.reason;
+  if (partial.stopped_at_s) out["stopped_at_s"] = *partial.stopped_at_s;
+  if (partial.cut.size() == 1) out["strategy"] = partial.cut.front();
+  if (partial.cut.size() > 1) out["strategies"] = partial.cut;
+  out["not_run"] = partial.not_run;
+  return out;
+}
+
 }  // namespace
 
 ordered_json report_json(const RunResult& result) {
@@ -192,7 +203,7 @@ ordered_json report_json(const RunResult& result) {
   out["scenario"] = scenario.name;
   out["seed"] = result.seed;
   out["duration_s"] = to_seconds(scenario.duration_us);
-  if (!result.partial.is_null()) out["partial"] = result.partial;
+  if (result.partial) out["partial"] = partial_json(*result.partial);
   ordered_json limits = ordered_json::array();
   for (const auto& limit : scenario.limits) {
     limits.push_back({{"name", limit.name},
@@ -215,7 +226,7 @@ std::string report_table(const RunResult& result, bool color) {
   };
   std::string out;
   out += paint(fmt::format("rlsim: {}", scenario.name), "1") + "\n";
-  if (!result.partial.is_null()) out += paint(partial_notice(result), "1;33") + "\n";
+  if (result.partial) out += paint(partial_notice(result), "1;33") + "\n";
   if (!scenario.description.empty()) out += scenario.description + "\n";
   for (const auto& limit : scenario.limits) {
     out += fmt::format("limit {}: {} per {} per {}\n", limit.name, limit.limit,

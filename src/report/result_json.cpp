@@ -196,4 +196,28 @@ ordered_json redis_side_json(const RedisSideResult& result) {
   return out;
 }
 
+ordered_json backend_json(const BackendReport& backend) {
+  ordered_json out;
+  out["redis"] = backend.cluster ? "real_cluster" : "real";
+  if (const auto& cluster = backend.cluster) {
+    out["url"] = cluster->seeds;
+    ordered_json nodes = ordered_json::array();
+    for (const auto& node : cluster->nodes)
+      nodes.push_back(
+          {{"address", node.address}, {"slots", node.slots}, {"commands", node.commands}});
+    out["nodes"] = std::move(nodes);
+    out["moved"] = cluster->moved;
+    out["ask"] = cluster->ask;
+    out["crossslot"] = cluster->crossslot;
+    out["slot_map_reads"] = cluster->slot_map_reads;
+  } else {
+    out["url"] = backend.url;
+  }
+  out["calls_failed"] = backend.calls_failed;
+  out["reconnects"] = backend.reconnects;
+  out["failed"] = !backend.failure.empty();
+  if (!backend.failure.empty()) out["failure"] = backend.failure;
+  return out;
+}
+
 }  // namespace rlsim

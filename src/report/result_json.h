@@ -3,6 +3,7 @@
 // strategy_metrics, in the report's field order (docs/metrics.md).
 #include <nlohmann/json.hpp>
 
+#include "redis/store.h"
 #include "world/results.h"
 
 namespace rlsim {
@@ -16,5 +17,8 @@ nlohmann::ordered_json resilience_json(const ResilienceResult& resilience);
 // The report's "clock" object and "regions" array.
 nlohmann::ordered_json clock_json(const ClockResult& clock);
 nlohmann::ordered_json regions_json(const std::vector<RegionResult>& regions);
+// The report's "backend" object for a real store: its URL without credentials (a cluster's seeds,
+// nodes and redirections), calls failed by the connection, reconnects, the first failure.
+nlohmann::ordered_json backend_json(const BackendReport& backend);
 
 }  // namespace rlsim

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "oracle/oracle.h"
+#include "redis/store.h"
 #include "scenario/model.h"
 #include "world/results.h"
 
@@ -42,20 +43,28 @@ struct StrategyResult {
   };
   static constexpr std::uint64_t kDigestInterval = 4096;
   std::vector<DigestCheckpoint> digest_checkpoints;
-  // The real Redis the run used and its health (app/backend.h); null on the embedded Redis.
-  nlohmann::ordered_json backend;
+  // The real Redis the run used and its health (DataStore::backend_report); unset on the embedded
+  // Redis.
+  std::optional<BackendReport> backend;
   // Set when a SIGINT stopped this run early: the traffic stopped at this virtual time
   // (app/interrupt.h).
   std::optional<TimeUs> stopped_at_us;
+};
+
+// Why and where a run stopped early (app/interrupt.h); rendered first in every report
+// (report/partial.h).
+struct RunPartial {
+  std::string reason;                  // what stopped it: "SIGINT"
+  std::optional<double> stopped_at_s;  // virtual time the cut strategies stopped at; unset if none
+  std::vector<std::string> cut;        // labels of the strategies stopped before the end
+  std::vector<std::string> not_run;    // labels of the strategies never started
 };
 
 struct RunResult {
   const Scenario* scenario = nullptr;
   std::uint64_t seed = 0;
   std::vector<StrategyResult> strategies;
-  // Null, or why and where the run stopped early (app/interrupt.h: {"reason", "stopped_at_s",
-  // "strategy" or "strategies", "not_run"}); rendered first in every report (report/partial.h).
-  nlohmann::ordered_json partial;
+  std::optional<RunPartial> partial;  // unset when every strategy ran to the end
 };
 
 }  // namespace rlsim
