@@ -224,8 +224,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
       decision = Decision{false, 0, true, -1};
     const int instance_id =
         pending->instance != nullptr ? static_cast<int>(pending->instance->id) : -1;
-    const Outcome outcome{decision.allowed, decision.denied_by, decision.error,
-                          decision.observed_count, instance_id};
+    const Outcome outcome{decision, instance_id};
     const int active = run.pool_.active_count();
     for (std::size_t i = 0; i < run.observers_.size(); ++i) {
       const bool mark = ((pending->arrival_marks >> i) & 1u) != 0;

@@ -9,14 +9,8 @@
 
 namespace rlsim {
 
-// What a strategy decided about one request, as the oracle sees it.
-struct Outcome {
-  bool allowed = true;
-  int denied_by = -1;  // index of the limit that denied, when !allowed
-  bool error = false;  // a Redis call failed or timed out while deciding
-  // The count the strategy read for the first limit's key when it decided (e.g. a sharded total
-  // from MGET), or -1 when it read none; compared with the true count to measure staleness.
-  std::int64_t observed_count = -1;
+// What a strategy decided about one request, as the oracle sees it: the decision and who made it.
+struct Outcome : Decision {
   int instance = -1;  // id of the instance that decided (-1: none), for the per-instance series
 };
 

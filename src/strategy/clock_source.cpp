@@ -23,6 +23,11 @@ std::vector<ParamSpec> redis_call_params(std::vector<ParamSpec> own) {
   return params;
 }
 
+std::vector<ParamSpec> own_then_redis_call_params(std::vector<ParamSpec> own) {
+  for (ParamSpec& spec : redis_call_params()) own.push_back(std::move(spec));
+  return own;
+}
+
 ParamSpec clock_refresh_param() {
   return ParamSpec{"clock_refresh",
                    ParamType::kDuration,

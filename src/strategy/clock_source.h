@@ -93,5 +93,8 @@ RedisCallParams parse_redis_call_params(const ParamReader& params);
 // The declarations of RedisCallParams' parameters (on_error, clock, clock_refresh), in that
 // order, followed by a strategy's `own`.
 std::vector<ParamSpec> redis_call_params(std::vector<ParamSpec> own = {});
+// A strategy's `own` parameter declarations followed by RedisCallParams' (for strategies whose
+// explain text lists their own first).
+std::vector<ParamSpec> own_then_redis_call_params(std::vector<ParamSpec> own);
 
 }  // namespace rlsim

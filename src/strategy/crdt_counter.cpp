@@ -113,10 +113,6 @@ class CrdtCounter final : public Strategy, public EventTarget {
   std::uint64_t sent_ = 0;
 };
 
-std::unique_ptr<Strategy> make_crdt_counter(StrategyEnv env) {
-  return std::make_unique<CrdtCounter>(std::move(env));
-}
-
 StrategyInfo crdt_counter_info() {
   return StrategyInfo{
       "crdt_counter",
@@ -139,7 +135,7 @@ StrategyInfo crdt_counter_info() {
                  {},
                  false}},
       Algorithm::kFixedWindow,
-      make_crdt_counter,
+      construct<CrdtCounter>,
       nullptr,
       nullptr};
 }

@@ -50,10 +50,6 @@ class InMemory final : public Strategy {
   std::vector<std::vector<PerKey>> counters_;  // [instance id][limit index]
 };
 
-std::unique_ptr<Strategy> make_in_memory(StrategyEnv env) {
-  return std::make_unique<InMemory>(std::move(env));
-}
-
 StrategyInfo declare_in_memory() {
   return StrategyInfo{
       "in_memory",
@@ -69,7 +65,7 @@ StrategyInfo declare_in_memory() {
       "empty counters.",
       {},
       Algorithm::kFixedWindow,
-      make_in_memory,
+      construct<InMemory>,
       nullptr,
       nullptr};
 }

@@ -87,9 +87,7 @@ StrategyInfo local_budget_info() {
       "instance a user reaches takes the whole window and the other instances deny that user.",
       hybrid::batch_budget_params(),
       Algorithm::kFixedWindow,
-      [](StrategyEnv env) -> std::unique_ptr<Strategy> {
-        return std::make_unique<LocalBudget>(std::move(env));
-      },
+      construct<LocalBudget>,
       nullptr,
       nullptr};
 }

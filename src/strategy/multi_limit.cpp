@@ -119,9 +119,8 @@ class MultiLimit final : public Strategy {
       const Reply& count = replies[2 * i];
       // A reply that is not the integer INCR or EXPIRE returns is a failed call too.
       if (!is_integer(count) || !is_integer(replies[2 * i + 1])) decision.error = true;
-      const bool over =
-          !is_integer(count) ? !params_.call.fail_open() : count.integer > env_.limits[i].limit;
-      if (over) decision.deny_for(i);
+      decision.judge_count(i, !is_integer(count), count.integer, env_.limits[i].limit,
+                           params_.call.fail_open());
     }
     return decision;
   }
@@ -150,20 +149,16 @@ StrategyInfo multi_limit_info() {
       "limit is incremented, so a request denied by one limit still counts against the others, "
       "which an exact limiter would not do (false_denials). on_error: allow skips a limit whose "
       "INCR failed, deny denies.",
-      {{"pipelined",
-        ParamType::kBool,
-        true,
-        "true: all limits' INCR + EXPIRE in one pipeline (one round trip); false: one round trip "
-        "per limit",
-        {},
-        false},
-       on_error_param(),
-       clock_param(),
-       clock_refresh_param()},
+      own_then_redis_call_params({{"pipelined",
+                                   ParamType::kBool,
+                                   true,
+                                   "true: all limits' INCR + EXPIRE in one pipeline (one round "
+                                   "trip); false: one round trip "
+                                   "per limit",
+                                   {},
+                                   false}}),
       Algorithm::kFixedWindow,
-      [](StrategyEnv env) -> std::unique_ptr<Strategy> {
-        return std::make_unique<MultiLimit>(std::move(env));
-      },
+      construct<MultiLimit>,
       nullptr,
       nullptr};
 }

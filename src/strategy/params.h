@@ -118,6 +118,12 @@ struct StrategyInfo {
       check;
 };
 
+// The factory of a strategy class that is constructed from its environment, for StrategyInfo::make.
+template <typename StrategyClass>
+std::unique_ptr<Strategy> construct(StrategyEnv env) {
+  return std::make_unique<StrategyClass>(std::move(env));
+}
+
 // Checks `given` against info.params (and info.check) and returns them with defaults filled in.
 // On a bad parameter returns nullopt and sets `error_field` (the parameter name, or a path below
 // it such as "keys[1]") and `error` (what was expected). Paths in parameters are relative to

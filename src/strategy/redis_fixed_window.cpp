@@ -86,10 +86,6 @@ class RedisFixedWindow final : public Strategy {
   SpareCommands spare_commands_;
 };
 
-std::unique_ptr<Strategy> make_redis_fixed_window(StrategyEnv env) {
-  return std::make_unique<RedisFixedWindow>(std::move(env));
-}
-
 std::unique_ptr<Strategy> make_region_local(StrategyEnv env) {
   return std::make_unique<RedisFixedWindow>(std::move(env), Target::kRegion);
 }
@@ -129,7 +125,7 @@ StrategyInfo declare_redis_fixed_window() {
       "never sends the EXPIRE. redis_fixed_window_lua closes that gap. With clock redis_time (or "
       "redis_time_cached) the window number comes from Redis TIME instead of the instance's "
       "clock.",
-      make_redis_fixed_window);
+      construct<RedisFixedWindow>);
 }
 
 const StrategyRegistration kRedisFixedWindowRegistration(20, declare_redis_fixed_window);

@@ -40,10 +40,6 @@ class RedisFixedWindowLua final : public PerLimitScriptStrategy {
   }
 };
 
-std::unique_ptr<Strategy> make_redis_fixed_window_lua(StrategyEnv env) {
-  return std::make_unique<RedisFixedWindowLua>(std::move(env));
-}
-
 StrategyInfo declare_redis_fixed_window_lua() {
   return StrategyInfo{
       "redis_fixed_window_lua",
@@ -62,7 +58,7 @@ StrategyInfo declare_redis_fixed_window_lua() {
       "length.",
       redis_call_params(),
       Algorithm::kFixedWindow,
-      make_redis_fixed_window_lua,
+      construct<RedisFixedWindowLua>,
       nullptr,
       nullptr};
 }

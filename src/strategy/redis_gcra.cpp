@@ -73,10 +73,6 @@ class RedisGcra final : public PerLimitScriptStrategy {
   std::vector<Shape> shapes_;
 };
 
-std::unique_ptr<Strategy> make_redis_gcra(StrategyEnv env) {
-  return std::make_unique<RedisGcra>(std::move(env));
-}
-
 BucketShape gcra_shape(const ParamReader& params, const Limit& limit) {
   return parse_gcra_params(params).shape(limit);
 }
@@ -104,7 +100,7 @@ StrategyInfo declare_redis_gcra() {
                  "sustained rate, e.g. \"100/m\" (default: each limit's limit per window); T = 1 / "
                  "rate")}),
       Algorithm::kGcra,
-      make_redis_gcra,
+      construct<RedisGcra>,
       gcra_shape,
       nullptr};
 }

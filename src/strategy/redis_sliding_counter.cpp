@@ -56,10 +56,6 @@ class RedisSlidingCounter final : public PerLimitScriptStrategy {
   }
 };
 
-std::unique_ptr<Strategy> make_redis_sliding_counter(StrategyEnv env) {
-  return std::make_unique<RedisSlidingCounter>(std::move(env));
-}
-
 StrategyInfo declare_redis_sliding_counter() {
   return StrategyInfo{
       "redis_sliding_counter",
@@ -77,7 +73,7 @@ StrategyInfo declare_redis_sliding_counter() {
       "near 2). Compare it with redis_sliding_log on the same traffic for its error.",
       redis_call_params(),
       Algorithm::kSlidingCounter,
-      make_redis_sliding_counter,
+      construct<RedisSlidingCounter>,
       nullptr,
       nullptr};
 }

@@ -52,10 +52,6 @@ class RedisSlidingLog final : public PerLimitScriptStrategy {
   }
 };
 
-std::unique_ptr<Strategy> make_redis_sliding_log(StrategyEnv env) {
-  return std::make_unique<RedisSlidingLog>(std::move(env));
-}
-
 StrategyInfo declare_redis_sliding_log() {
   return StrategyInfo{
       "redis_sliding_log",
@@ -75,7 +71,7 @@ StrategyInfo declare_redis_sliding_log() {
       "section 7).",
       redis_call_params(),
       Algorithm::kSlidingLog,
-      make_redis_sliding_log,
+      construct<RedisSlidingLog>,
       nullptr,
       nullptr};
 }

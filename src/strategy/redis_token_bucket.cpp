@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <string>
 
 #include "strategy/registry.h"
 #include "strategy/script.h"
@@ -13,13 +14,16 @@ namespace rlsim {
 
 // A clock behind the stored ts (another instance's clock runs ahead) refills nothing and does not
 // move ts back, so that skew never creates tokens.
-const char* const kTokenBucketScript = R"lua(local capacity = tonumber(ARGV[1])
+namespace {
+
+// The parts both layouts share: the arguments, and the refill and take between reading the state
+// and writing it back. Joined, the texts (and so the SHAs EVALSHA sends) are those of the scripts
+// written out whole.
+constexpr const char* kBucketArguments = R"lua(local capacity = tonumber(ARGV[1])
 local refill_per_s = tonumber(ARGV[2])
 local now_us = tonumber(ARGV[3])
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
-local tokens = tonumber(state[1]) or capacity
-local ts = tonumber(state[2]) or now_us
-if now_us > ts then
+)lua";
+constexpr const char* kRefillAndTake = R"lua(if now_us > ts then
   tokens = math.min(capacity, tokens + (now_us - ts) * refill_per_s / 1000000)
   ts = now_us
 end
@@ -28,7 +32,14 @@ if tokens >= 1 then
   tokens = tokens - 1
   allowed = 1
 end
-redis.call('HSET', KEYS[1], 'tokens', tokens, 'ts', ts)
+)lua";
+
+const std::string kHashBucketScript =
+    std::string(kBucketArguments) + R"lua(local state = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
+local tokens = tonumber(state[1]) or capacity
+local ts = tonumber(state[2]) or now_us
+)lua" +
+    kRefillAndTake + R"lua(redis.call('HSET', KEYS[1], 'tokens', tokens, 'ts', ts)
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return allowed
 )lua";
@@ -37,24 +48,19 @@ return allowed
 // keys must have them in one Redis Cluster slot: with hash_tag they are rl:{user:42}:tokens and
 // rl:{user:42}:ts; without, rl:user:42:tokens and rl:user:42:ts land in different slots and a
 // cluster answers CROSSSLOT (the strategy's on_error then decides, usually failing open unseen).
-const char* const kTwoKeyTokenBucketScript = R"lua(local capacity = tonumber(ARGV[1])
-local refill_per_s = tonumber(ARGV[2])
-local now_us = tonumber(ARGV[3])
-local tokens = tonumber(redis.call('GET', KEYS[1])) or capacity
+const std::string kTwoKeyTokenBucketScript =
+    std::string(kBucketArguments) +
+    R"lua(local tokens = tonumber(redis.call('GET', KEYS[1])) or capacity
 local ts = tonumber(redis.call('GET', KEYS[2])) or now_us
-if now_us > ts then
-  tokens = math.min(capacity, tokens + (now_us - ts) * refill_per_s / 1000000)
-  ts = now_us
-end
-local allowed = 0
-if tokens >= 1 then
-  tokens = tokens - 1
-  allowed = 1
-end
-redis.call('SET', KEYS[1], tokens, 'PX', ARGV[4])
+)lua" +
+    kRefillAndTake + R"lua(redis.call('SET', KEYS[1], tokens, 'PX', ARGV[4])
 redis.call('SET', KEYS[2], ts, 'PX', ARGV[4])
 return allowed
 )lua";
+
+}  // namespace
+
+const char* const kTokenBucketScript = kHashBucketScript.c_str();
 
 namespace {
 
@@ -100,7 +106,8 @@ class RedisTokenBucket final : public PerLimitScriptStrategy {
   };
 
   static const char* script_of(const TokenBucketParams& params) {
-    return params.layout == BucketLayout::kTwoKeys ? kTwoKeyTokenBucketScript : kTokenBucketScript;
+    return params.layout == BucketLayout::kTwoKeys ? kTwoKeyTokenBucketScript.c_str()
+                                                   : kTokenBucketScript;
   }
 
   std::size_t arguments(std::size_t index, const Request& request, const Instance& /*instance*/,

@@ -222,8 +222,7 @@ class ShardedGlobal final : public Strategy {
         // What this request saw of the others: the total minus its own increment.
         if (i == 0 && !read_failed) decision.observed_count = count - (incr_failed ? 0 : 1);
       }
-      const bool over = failed ? !params_.call.fail_open() : count > env_.limits[i].limit;
-      if (over) decision.deny_for(i);
+      decision.judge_count(i, failed, count, env_.limits[i].limit, params_.call.fail_open());
     }
     return decision;
   }
@@ -255,34 +254,31 @@ StrategyInfo sharded_global_info() {
       "the total is then read with one GET per shard (a cluster refuses an MGET across slots "
       "with CROSSSLOT), which a cluster client sends to each shard's node. Without hash_tags, on "
       "a cluster (redis.cluster) the MGET of N > 1 shards fails with CROSSSLOT.",
-      {{"shards",
-        ParamType::kInt,
-        10,
-        "number of sub-counters the global limit is spread over",
-        {},
-        false},
-       {"read",
-        ParamType::kEnum,
-        "pipelined",
-        "pipelined: MGET in the same round trip as the INCR; after_incr: MGET in a second round "
-        "trip after the INCR reply",
-        {"pipelined", "after_incr"},
-        false},
-       {"hash_tags",
-        ParamType::kBool,
-        false,
-        "false: keys rl:global:<window>:s<k> read with one MGET (lesson section 3); true: "
-        "rl:{global-s<k>}:<window>, one Redis Cluster slot per shard, read with one GET per "
-        "shard (lesson section 6)",
-        {},
-        false},
-       on_error_param(),
-       clock_param(),
-       clock_refresh_param()},
+      own_then_redis_call_params(
+          {{"shards",
+            ParamType::kInt,
+            10,
+            "number of sub-counters the global limit is spread over",
+            {},
+            false},
+           {"read",
+            ParamType::kEnum,
+            "pipelined",
+            "pipelined: MGET in the same round trip as the INCR; after_incr: MGET in a second "
+            "round "
+            "trip after the INCR reply",
+            {"pipelined", "after_incr"},
+            false},
+           {"hash_tags",
+            ParamType::kBool,
+            false,
+            "false: keys rl:global:<window>:s<k> read with one MGET (lesson section 3); true: "
+            "rl:{global-s<k>}:<window>, one Redis Cluster slot per shard, read with one GET per "
+            "shard (lesson section 6)",
+            {},
+            false}}),
       Algorithm::kFixedWindow,
-      [](StrategyEnv env) -> std::unique_ptr<Strategy> {
-        return std::make_unique<ShardedGlobal>(std::move(env));
-      },
+      construct<ShardedGlobal>,
       nullptr,
       [](const ParamReader& params, const std::string&, std::string& field, std::string& error) {
         const std::int64_t shards = parse_sharded_global_params(params).shards;

@@ -21,23 +21,6 @@
 
 namespace rlsim {
 
-struct Decision {
-  bool allowed = true;
-  int denied_by = -1;  // index of the limit that denied, when !allowed
-  bool error = false;  // a Redis call failed or timed out while deciding
-  // The count the strategy read for the first limit's key (e.g. a sharded total), or -1; the
-  // oracle compares it with the true count to measure staleness.
-  std::int64_t observed_count = -1;
-
-  // Denies the request for limit `index` unless an earlier limit already did: denied_by names the
-  // first limit that said no, in limit order.
-  void deny_for(std::size_t index) {
-    if (!allowed) return;
-    allowed = false;
-    denied_by = static_cast<int>(index);
-  }
-};
-
 // What a strategy may use. All references outlive the strategy.
 struct StrategyEnv {
   Simulator& sim;

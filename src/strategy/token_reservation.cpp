@@ -14,23 +14,21 @@ namespace rlsim {
 namespace hybrid {
 
 std::vector<ParamSpec> batch_budget_params() {
-  return {{"batch",
-           ParamType::kInt,
-           100,
-           "tokens an instance claims from Redis at a time, per limit and key",
-           {},
-           false},
-          {"reset_on_window",
-           ParamType::kBool,
-           true,
-           "true: an instance drops its unspent tokens when the window changes (they count as "
-           "wasted); false: it keeps spending them in the new window (the carried-over-tokens bug "
-           "the lesson warns about)",
-           {},
-           false},
-          on_error_param(),
-          clock_param(),
-          clock_refresh_param()};
+  return own_then_redis_call_params(
+      {{"batch",
+        ParamType::kInt,
+        100,
+        "tokens an instance claims from Redis at a time, per limit and key",
+        {},
+        false},
+       {"reset_on_window",
+        ParamType::kBool,
+        true,
+        "true: an instance drops its unspent tokens when the window changes (they count as "
+        "wasted); false: it keeps spending them in the new window (the carried-over-tokens bug "
+        "the lesson warns about)",
+        {},
+        false}});
 }
 
 BatchBudgetParams parse_batch_budget_params(const ParamReader& params) {
@@ -243,9 +241,7 @@ StrategyInfo token_reservation_info() {
       "Parameters, waste and window reset as in local_budget.",
       hybrid::batch_budget_params(),
       Algorithm::kFixedWindow,
-      [](StrategyEnv env) -> std::unique_ptr<Strategy> {
-        return std::make_unique<TokenReservation>(std::move(env));
-      },
+      construct<TokenReservation>,
       nullptr,
       nullptr};
 }

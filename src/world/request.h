@@ -1,6 +1,8 @@
 #pragma once
-// One client request as the world produces it. Keys are small integers so that limiters and the
-// oracle can index by them; world/catalog.h turns them back into the strings real code would use.
+// One client request as the world produces it, and what a strategy decided about it. Keys are small
+// integers so that limiters and the oracle can index by them; world/catalog.h turns them back into
+// the strings real code would use.
+#include <cstddef>
 #include <cstdint>
 
 #include "core/time.h"
@@ -15,6 +17,31 @@ struct Request {
   std::uint32_t endpoint = 0;  // index into the catalog's endpoint names
   std::uint32_t group = 0;     // traffic group index
   std::uint32_t region = 0;    // the region whose load balancer it reaches (docs/regions.md)
+};
+
+// What a strategy decided about one request.
+struct Decision {
+  bool allowed = true;
+  int denied_by = -1;  // index of the limit that denied, when !allowed
+  bool error = false;  // a Redis call failed or timed out while deciding
+  // The count the strategy read for the first limit's key (e.g. a sharded total from MGET), or -1
+  // when it read none; the oracle compares it with the true count to measure staleness.
+  std::int64_t observed_count = -1;
+
+  // Denies the request for limit `index` unless an earlier limit already did: denied_by names the
+  // first limit that said no, in limit order.
+  void deny_for(std::size_t index) {
+    if (!allowed) return;
+    allowed = false;
+    denied_by = static_cast<int>(index);
+  }
+
+  // Limit `index` judged on a counter: over `limit` denies; a counter that could not be read
+  // (`read_failed`) denies unless the strategy fails open.
+  void judge_count(std::size_t index, bool read_failed, std::int64_t count, std::int64_t limit,
+                   bool fail_open) {
+    if (read_failed ? !fail_open : count > limit) deny_for(index);
+  }
 };
 
 }  // namespace rlsim
