@@ -160,6 +160,7 @@ class StrategyHarness final : public EventTarget {
       inner.execute(commands, server_now_us, replies);
     }
     std::size_t key_count() const override { return inner.key_count(); }
+    void lose_data() override { inner.lose_data(); }
   };
 
   // {"name": "<name>", <the fields of params>}: a strategy entry.

@@ -9,10 +9,10 @@ using namespace rlsim;
 
 namespace {
 
-const FaultType kAllTypes[] = {FaultType::kRedisDown,     FaultType::kRedisLatency,
-                               FaultType::kRedisSlow,     FaultType::kPartition,
-                               FaultType::kInstanceCrash, FaultType::kClockOffset,
-                               FaultType::kClockDrift,    FaultType::kClockJump};
+const FaultType kAllTypes[] = {
+    FaultType::kRedisDown,  FaultType::kRedisLatency,  FaultType::kRedisSlow,
+    FaultType::kPartition,  FaultType::kInstanceCrash, FaultType::kClockOffset,
+    FaultType::kClockDrift, FaultType::kClockJump,     FaultType::kRedisRestart};
 
 }  // namespace
 
@@ -26,11 +26,19 @@ TEST_CASE("fault effects: what each type does while active") {
     INFO("type " << to_string(type));
     CHECK((row.compose != nullptr) ==
           (type == FaultType::kRedisDown || type == FaultType::kRedisLatency ||
-           type == FaultType::kPartition));
+           type == FaultType::kPartition || type == FaultType::kRedisRestart));
     CHECK(row.slows_service == (type == FaultType::kRedisSlow));
     CHECK(row.cuts_instances_off == (type == FaultType::kPartition));
     CHECK(row.crashes_instances == (type == FaultType::kInstanceCrash));
+    CHECK(row.loses_data == (type == FaultType::kRedisRestart));
   }
+}
+
+TEST_CASE("fault effects: a restarting Redis refuses connections") {
+  FaultSpec restart;
+  restart.type = FaultType::kRedisRestart;
+  restart.mode = FaultMode::kRefuse;
+  CHECK(compose_conditions({&restart}).down == DownMode::kRefuse);
 }
 
 TEST_CASE("fault effects: a partition of listed instances sets no node condition") {

@@ -88,7 +88,8 @@ TEST_CASE("faults: every mistake names the path and what was expected") {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"({"type": "meteor", "at": "1s", "for": "1s"})",
        "t.json: faults[0].type: expected one of \"redis_down\", \"redis_latency\", "
-       "\"redis_slow\", \"partition\", \"instance_crash\", \"clock_offset\", \"clock_drift\", "
+       "\"redis_slow\", \"partition\", \"instance_crash\", \"redis_restart\", \"clock_offset\", "
+       "\"clock_drift\", "
        "\"clock_jump\", got \"meteor\""},
       {R"({"type": "redis_down", "at": "1s"})", "t.json: faults[0].for: required field is missing"},
       {R"({"type": "redis_down", "at": "1s", "for": "5s"})",

@@ -261,3 +261,17 @@ TEST_CASE("[.bench] native INCR + PEXPIRE pipeline", "[.bench]") {
   std::printf("INCR + PEXPIRE NX pipeline: %.0f ns per round trip\n", s * 1e9 / kCalls);
   CHECK(replies.size() == 2);
 }
+
+TEST_CASE("lose_data: keys, TTLs and loaded scripts are gone, as after a restart") {
+  MockStore store;
+  CHECK(show(store, {"INCR", "a"}) == "(integer) 1");
+  CHECK(show(store, {"SET", "b", "x", "PX", "1000"}) == "OK");
+  const Reply sha = store.run({"SCRIPT", "LOAD", "return 7"}, kT0);
+  REQUIRE(store.run({"EVALSHA", sha.text, "0"}, kT0) == Reply::from_integer(7));
+  store.lose_data();
+  CHECK(store.key_count() == 0);
+  CHECK(show(store, {"GET", "a"}) == "(nil)");
+  CHECK(store.run({"EVALSHA", sha.text, "0"}, kT0).text.starts_with("NOSCRIPT"));
+  // The store works as before: a counter starts again from zero.
+  CHECK(show(store, {"INCR", "a"}) == "(integer) 1");
+}

@@ -145,6 +145,24 @@ TEST_CASE("real store: keys carry the run's prefix and TTLs follow the virtual c
       store.run({"FLUSHALL"}, t + 8 * kUsPerS).text.starts_with("ERR unknown command 'FLUSHALL'"));
 }
 
+TEST_CASE("real store: lose_data forgets the run's keys and scripts, not the server's others") {
+  const int port = real_port();
+  if (port == 0) return;
+  Direct direct(port);
+  direct.run({"SET", "app:untouched", "1"});
+  RealStore store(options_of(port));
+  const TimeUs t = kEpochUnixUs;
+  CHECK(store.run({"INCR", "a"}, t) == Reply::from_integer(1));
+  const Reply sha = store.run({"SCRIPT", "LOAD", "return 7"}, t);
+  REQUIRE(sha.type == Reply::Type::kBulk);
+  store.lose_data();
+  CHECK(store.key_count() == 0);
+  CHECK(store.run({"EVALSHA", sha.text, "0"}, t).text.starts_with("NOSCRIPT"));
+  CHECK(store.run({"INCR", "a"}, t) == Reply::from_integer(1));
+  CHECK(direct.run({"GET", "app:untouched"}) == "1");
+  direct.run({"DEL", "app:untouched"});
+}
+
 TEST_CASE("real store: a run touches only its own keys and deletes them at the end") {
   const int port = real_port();
   if (port == 0) return;

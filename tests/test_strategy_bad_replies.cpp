@@ -31,6 +31,7 @@ class TamperingStore final : public DataStore {
     }
   }
   std::size_t key_count() const override { return inner_.key_count(); }
+  void lose_data() override { inner_.lose_data(); }
   int replaced() const { return replaced_; }
 
  private:

@@ -72,7 +72,7 @@ void FaultSchedule::on_event(std::uint64_t arg) {
     case kBegin:
       window.at_begin = snapshot();
       recovering_.clear();  // a new fault: what follows is no longer recovery from the others
-      instances_changed = injector_.begin(index, sim_.now());
+      instances_changed = injector_.begin(index);
       break;
     case kEnd:
       window.at_end = snapshot();

@@ -52,6 +52,7 @@ class CrossSlotCheck final : public DataStore {
     }
   }
   std::size_t key_count() const override { return inner_.key_count(); }
+  void lose_data() override { inner_.lose_data(); }
 
  private:
   DataStore& inner_;

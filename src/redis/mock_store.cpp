@@ -78,6 +78,12 @@ LuaEngine& MockStore::lua() {
   return *lua_;
 }
 
+void MockStore::lose_data() {
+  keys_.clear();
+  expiry_heap_.clear();
+  lua_.reset();
+}
+
 void MockStore::execute(std::span<const Command> commands, TimeUs server_now_us,
                         std::vector<Reply>& replies) {
   RLSIM_CHECK(server_now_us >= last_now_us_);

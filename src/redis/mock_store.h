@@ -28,6 +28,7 @@ class MockStore final : public DataStore {
   void execute(std::span<const Command> commands, TimeUs server_now_us,
                std::vector<Reply>& replies) override;
   std::size_t key_count() const override { return keys_.size(); }
+  void lose_data() override;
   // Entries in the expiry heap (bounded by 2 * key_count() + 64), for tests of that bound.
   std::size_t expiry_heap_size() const { return expiry_heap_.size(); }
 

@@ -678,10 +678,13 @@ Reply RealStore::run(const Command& command, TimeUs server_now_us) {
 
 // ---- the run's keys ----------------------------------------------------------------------------
 
-std::size_t RealStore::delete_own_keys() {
+std::size_t RealStore::delete_own_keys(
+    const std::function<bool(const std::string&)>& keep_deleting) {
   read_until(first_ticket_ + batches_.size());
   if (broken_ || !wire_->connected()) return 0;
-  const std::vector<std::string> keys = wire_->scan(prefix_ + "*");
+  std::vector<std::string> keys = wire_->scan(prefix_ + "*");
+  if (keep_deleting)
+    std::erase_if(keys, [&](const std::string& key) { return !keep_deleting(key); });
   // UNLINK in batches; on a cluster one command's keys must share a slot, so by slot.
   std::vector<Command> unlinks;
   std::unordered_map<int, std::size_t> open;  // slot (0 when not sharded) -> its UNLINK not full
@@ -699,6 +702,11 @@ std::size_t RealStore::delete_own_keys() {
   for (std::size_t i = 0; i < unlinks.size(); ++i)
     if (!read_reply(reply)) break;
   return keys.size();
+}
+
+void RealStore::lose_node_data(int node, const std::function<bool(const std::string&)>& owns) {
+  delete_own_keys(owns);
+  known(node).clear();
 }
 
 std::size_t RealStore::count_keys(TimeUs now_us, bool (*keep)(const std::string&, const void*),
@@ -746,6 +754,7 @@ class NodeView final : public DataStore {
         },
         &owns_);
   }
+  void lose_data() override { store_.lose_node_data(node_, owns_); }
   bool deferred() const override { return true; }
   std::uint64_t submit(std::span<const Command> commands, TimeUs now_us) override {
     last_now_us_ = now_us;

@@ -13,6 +13,7 @@
 // PTTL read the virtual TTL back, TIME answers the virtual clock.
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -87,8 +88,13 @@ class RealStore final : public DataStore {
   std::string url_display() const { return options_.url.display(); }
   const RedisWire& wire() const { return *wire_; }
   RedisWire& wire() { return *wire_; }
-  // Deletes the run's keys now (SCAN + UNLINK); returns how many.
-  std::size_t delete_own_keys();
+  // Deletes the run's keys now (SCAN + UNLINK), those for which `keep_deleting` holds when it is
+  // set; returns how many.
+  std::size_t delete_own_keys(const std::function<bool(const std::string&)>& keep_deleting = {});
+  // The run's keys on simulated node `node` (those `owns` says, all when unset) and the scripts
+  // that node loaded are forgotten: the next EVALSHA there answers NOSCRIPT, as after a restart.
+  void lose_node_data(int node, const std::function<bool(const std::string&)>& owns = {});
+  void lose_data() override { lose_node_data(0); }
 
   // Backend health, for the report: calls that failed because the connection was lost (their
   // replies are errors, so the strategy's failure policy decides), and the first failure.

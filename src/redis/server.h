@@ -252,6 +252,9 @@ class RedisServer final : public EventTarget {
   const NodeStats& node_stats() const { return node_stats_; }
   NodeStats& node_stats() { return node_stats_; }
   const DataStore& store() const { return store_; }
+  // The server restarted without persistence (the redis_restart fault): its keys and script cache
+  // are gone. Calls already executed keep their replies.
+  void lose_data() { store_.lose_data(); }
   // Calls still in flight (bounded by the number of waiting requests).
   std::size_t in_flight() const { return records_.size() - free_records_.size(); }
 

@@ -51,6 +51,9 @@ class DataStore {
                        std::vector<Reply>& replies) = 0;
   // Number of live keys (for reports and memory bounds).
   virtual std::size_t key_count() const = 0;
+  // Forgets every key and loaded script, as a Redis restarted without persistence does (the
+  // redis_restart fault). A store behind a socket forgets only this run's keys and scripts.
+  virtual void lose_data() = 0;
 
   // A store behind a socket (RealStore) answers later than it executes: the server model then
   // calls submit() when a call reaches the simulated server (in virtual-time order, so commands

@@ -72,6 +72,8 @@ void read_crash(ObjectReader& reader, FaultSpec& fault, DurationUs until_end_us)
           : reader.check_duration(*restart, reader.path_of("restart_after"), 1, until_end_us);
 }
 
+void read_restart(ObjectReader&, FaultSpec& fault, DurationUs) { fault.mode = FaultMode::kRefuse; }
+
 // The table of fault types: one row per type.
 constexpr FaultTypeRow kFaultTypes[] = {
     {"redis_down", FaultType::kRedisDown, Target::kNode, true, read_down},
@@ -79,7 +81,16 @@ constexpr FaultTypeRow kFaultTypes[] = {
     {"redis_slow", FaultType::kRedisSlow, Target::kNode, true, read_slow},
     {"partition", FaultType::kPartition, Target::kInstances, true, read_partition},
     {"instance_crash", FaultType::kInstanceCrash, Target::kInstances, false, read_crash},
+    // Refuses connections for `for` (the restart) and comes back empty: no persistence.
+    {"redis_restart", FaultType::kRedisRestart, Target::kNode, true, read_restart},
 };
+
+// The row of `type`; null for the clock faults (load_clocks.cpp reads them).
+const FaultTypeRow* row_of(FaultType type) {
+  for (const FaultTypeRow& row : kFaultTypes)
+    if (row.type == type) return &row;
+  return nullptr;
+}
 
 // Read by load_clocks.cpp (docs/clocks.md), listed here for messages and names.
 constexpr const char* kClockFaultNames[] = {"clock_offset", "clock_drift", "clock_jump"};
@@ -174,8 +185,7 @@ std::string fault_type_names() {
 }
 
 const char* to_string(FaultType type) {
-  for (const FaultTypeRow& row : kFaultTypes)
-    if (row.type == type) return row.name;
+  if (const FaultTypeRow* row = row_of(type)) return row->name;
   switch (type) {
     case FaultType::kClockOffset:
       return kClockFaultNames[0];
@@ -212,13 +222,13 @@ namespace {
 void resolve_regions(const std::string& file, Scenario& scenario) {
   const RegionsSpec& regions = scenario.regions;
   for (FaultSpec& fault : scenario.faults) {
-    const bool node = fault.type == FaultType::kRedisDown ||
-                      fault.type == FaultType::kRedisLatency || fault.type == FaultType::kRedisSlow;
+    const FaultTypeRow* row = row_of(fault.type);
+    const bool node = row != nullptr && row->target == Target::kNode;
     if (regions.enabled() && !node && !is_clock_fault(fault.type))
       throw ScenarioError(scenario_error_message(
           file, fault.json_path + ".type",
           fmt::format("\"{}\" is not supported together with \"regions\" yet (redis_down, "
-                      "redis_latency, redis_slow and clock faults are)",
+                      "redis_latency, redis_slow, redis_restart and clock faults are)",
                       to_string(fault.type))));
     if (fault.region_name.empty()) continue;
     const std::string path = fault.json_path + ".region";

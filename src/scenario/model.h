@@ -169,7 +169,8 @@ enum class FaultType {
   kInstanceCrash,
   kClockOffset,
   kClockDrift,
-  kClockJump
+  kClockJump,
+  kRedisRestart
 };
 enum class FaultMode { kRefuse, kBlackhole };
 
@@ -188,7 +189,8 @@ struct FaultSpec {
   // redis_down, redis_latency, redis_slow with regions: the region whose Redis it hits (-1: all).
   std::int32_t region = -1;
   std::string region_name;  // as written ("" when absent), resolved into `region` by the loader
-  // redis_down, redis_latency, redis_slow on a cluster: the nodes it hits (empty: all).
+  // redis_down, redis_latency, redis_slow, redis_restart on a cluster: the nodes it hits (empty:
+  // all).
   std::vector<std::int32_t> nodes;
   ClockFault clock;       // clock_offset, clock_drift, clock_jump (docs/clocks.md)
   std::string json_path;  // "faults[2]", for messages

@@ -38,15 +38,16 @@ void compose_latency(const FaultSpec& fault, RedisConditions& conditions) {
 }
 
 // The table of fault effects: one row per type, in FaultType's order.
-constexpr std::array<FaultEffectRow, 8> kFaultEffects = {{
-    {FaultType::kRedisDown, compose_down, false, false, false},
-    {FaultType::kRedisLatency, compose_latency, false, false, false},
-    {FaultType::kRedisSlow, nullptr, true, false, false},
-    {FaultType::kPartition, compose_partition, false, true, false},
-    {FaultType::kInstanceCrash, nullptr, false, false, true},
-    {FaultType::kClockOffset, nullptr, false, false, false},
-    {FaultType::kClockDrift, nullptr, false, false, false},
-    {FaultType::kClockJump, nullptr, false, false, false},
+constexpr std::array<FaultEffectRow, 9> kFaultEffects = {{
+    {FaultType::kRedisDown, compose_down, false, false, false, false},
+    {FaultType::kRedisLatency, compose_latency, false, false, false, false},
+    {FaultType::kRedisSlow, nullptr, true, false, false, false},
+    {FaultType::kPartition, compose_partition, false, true, false, false},
+    {FaultType::kInstanceCrash, nullptr, false, false, true, false},
+    {FaultType::kClockOffset, nullptr, false, false, false, false},
+    {FaultType::kClockDrift, nullptr, false, false, false, false},
+    {FaultType::kClockJump, nullptr, false, false, false, false},
+    {FaultType::kRedisRestart, compose_down, false, false, false, true},
 }};
 
 }  // namespace
@@ -136,12 +137,25 @@ void FaultInjector::prepare() {
   }
 }
 
-bool FaultInjector::begin(std::size_t index, TimeUs /*now_us*/) {
+bool FaultInjector::begin(std::size_t index) {
   const FaultSpec& fault = scenario_.faults[index];
   active_[index] = true;
   const bool crashed = fault_effect(fault.type).crashes_instances && crash(fault, index);
+  if (fault_effect(fault.type).loses_data) lose_data(fault);
   apply();
   return crashed;
+}
+
+void FaultInjector::lose_data(const FaultSpec& fault) {
+  // With a cluster its nodes hold the data; the front server's store may be the whole real
+  // cluster (make_real_cluster_nodes), which a restart of some nodes must not empty.
+  if (cluster_ != nullptr) {
+    for (int n = 0; n < cluster_->node_count(); ++n)
+      if (fault_hits_node(fault, n)) cluster_->node(n).lose_data();
+    return;
+  }
+  for (std::size_t r = 0; r < servers_.size(); ++r)
+    if (fault.region < 0 || fault.region == static_cast<std::int32_t>(r)) servers_[r]->lose_data();
 }
 
 bool FaultInjector::end(std::size_t index, TimeUs now_us) {

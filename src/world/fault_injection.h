@@ -29,6 +29,8 @@ struct FaultEffectRow {
   bool cuts_instances_off;
   // Stops instances at its start and, with restart_after, starts as many at its end.
   bool crashes_instances;
+  // Empties the nodes it hits at its start: their keys and scripts are gone (redis_restart).
+  bool loses_data;
 };
 
 // The row of `type`. Clock faults have rows that do nothing here: clocks are functions of time
@@ -66,7 +68,7 @@ class FaultInjector {
   void prepare();
   // Fault `index` of the scenario starts or ends at `now_us`. Returns whether the active
   // instance count changed (a crash or a restart).
-  bool begin(std::size_t index, TimeUs now_us);
+  bool begin(std::size_t index);
   bool end(std::size_t index, TimeUs now_us);
 
   // True when instance `id` crashed: a request still in flight on it failed.
@@ -75,6 +77,7 @@ class FaultInjector {
  private:
   void apply();  // sets the nodes' conditions and the partitions from the active faults
   bool crash(const FaultSpec& fault, std::size_t index);
+  void lose_data(const FaultSpec& fault);  // empties the Redis nodes `fault` hits
   bool restart(std::size_t index, TimeUs now_us);
 
   const Scenario& scenario_;
