@@ -89,6 +89,11 @@ DurationUs ParamReader::duration_us(std::string_view name) const {
   return *duration;
 }
 
+std::optional<DurationUs> ParamReader::optional_duration_us(std::string_view name) const {
+  if (at(name).is_null()) return std::nullopt;
+  return duration_us(name);
+}
+
 std::optional<double> ParamReader::optional_rate_per_s(std::string_view name) const {
   if (at(name).is_null()) return std::nullopt;
   const auto rate = parse_rate_per_s(string(name));

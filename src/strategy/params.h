@@ -73,6 +73,8 @@ class ParamReader {
   // kInt whose default is null ("each limit's limit"): nullopt when not given.
   std::optional<std::int64_t> optional_integer(std::string_view name) const;
   DurationUs duration_us(std::string_view name) const;  // kDuration
+  // kDuration whose default is null ("each limit's window"): nullopt when not given.
+  std::optional<DurationUs> optional_duration_us(std::string_view name) const;
   // kRate whose default is null ("each limit's limit per window"): nullopt when not given.
   std::optional<double> optional_rate_per_s(std::string_view name) const;
   const std::string& string(std::string_view name) const;              // kString, kPath
