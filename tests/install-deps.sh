@@ -4,13 +4,14 @@
 #   --build: only what building and running the rlsim program needs (the README's first command):
 #            the compiler, CMake and the libraries.
 #   default: that, and what the test suite needs: Catch2, python3 (tests/check-includes.py),
-#            redis-server for the real-Redis tests, chromium and xmllint for the HTML report test,
+#            redis-server for the real-Redis tests, GNU parallel for the sharded sweep test,
+#            chromium and xmllint for the HTML report test,
 #            clang-format for the format check, clang (libFuzzer) and clang-tidy.
 set -euo pipefail
 packages=(cmake make g++ pkg-config libcli11-dev libfmt-dev libasio-dev libhiredis-dev nlohmann-json3-dev
   liblua5.1-0-dev)
 if [ "${1:-}" != "--build" ]; then
-  packages+=(catch2 python3 redis-server redis-tools
+  packages+=(catch2 python3 redis-server redis-tools parallel
     chromium libxml2-utils clang-format clang clang-tidy libclang-rt-14-dev)
 fi
 missing=()

@@ -1,5 +1,7 @@
 // Sweeps and multi-seed runs: --set parsing and application, the grid, seed summaries, results
 // independent of the thread count, and the `sweep` and `run --seeds` commands end to end.
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 
@@ -209,4 +211,73 @@ TEST_CASE("rlsim run --seeds writes seeds.json beside an unchanged report") {
   CHECK(allowed["mean"].get<double>() <= allowed["p95"].get<double>());
   CHECK(allowed["min"].get<double>() < allowed["max"].get<double>());
   CHECK(fs::exists(dir.path / "many" / "seeds.md"));
+}
+
+namespace {
+
+// The files a sweep writes, compared between two report folders.
+void check_same_sweep_files(const fs::path& a, const fs::path& b) {
+  for (const char* file : {"sweep.json", "sweep.md", "sweep.html", "chart-sweep-overshoot.svg",
+                           "chart-sweep-excess.svg"}) {
+    INFO(file);
+    REQUIRE(fs::exists(a / file));
+    CHECK(read_text_file(a / file) == read_text_file(b / file));
+  }
+}
+
+const char* const kShardSweep =
+    "sweep s.json --set instances.count=1,3 --set traffic[0].users=1,2 --seeds 3 --metric "
+    "overshoot --metric excess";
+
+}  // namespace
+
+TEST_CASE("rlsim sweep --shard K/N and rlsim merge write the one-process sweep byte for byte") {
+  CliDir dir("shard", kScenario);
+  REQUIRE(dir.rlsim(std::string(kShardSweep) + " --out whole") == 0);
+  const std::string whole_table = dir.out();
+  // 4 points x 2 strategies x 3 seeds = 24 runs over 5 shards (uneven: 5, 5, 5, 5, 4).
+  for (int k = 1; k <= 5; ++k) {
+    REQUIRE(dir.rlsim(std::string(kShardSweep) + " --out parts --shard " + std::to_string(k) +
+                      "/5") == 0);
+    CHECK_THAT(dir.out(), Contains(fmt::format("shard {}/5: {} of 24 runs", k, k == 5 ? 4 : 5)));
+  }
+  CHECK_FALSE(fs::exists(dir.path / "parts" / "sweep.json"));  // a shard writes no report
+  REQUIRE(dir.rlsim("merge parts --out merged") == 0);
+  check_same_sweep_files(dir.path / "whole", dir.path / "merged");
+  // The printed table too, but for the report folder's name.
+  std::string merged_table = dir.out();
+  const auto at = merged_table.find("merged/sweep.json");
+  REQUIRE(at != std::string::npos);
+  merged_table.replace(at, 6, "whole");
+  CHECK(merged_table == whole_table);
+  // Files given one by one, in any order, merge the same.
+  std::string files;
+  for (int k = 5; k >= 1; --k) files += fmt::format(" parts/sweep-shard-{}-of-5.json", k);
+  REQUIRE(dir.rlsim("merge" + files + " --out by-file") == 0);
+  check_same_sweep_files(dir.path / "whole", dir.path / "by-file");
+}
+
+TEST_CASE("rlsim merge refuses missing, repeated and foreign shards with exit 2") {
+  CliDir dir("shard", kScenario);
+  for (const char* k : {"1", "2", "3"})
+    REQUIRE(dir.rlsim(std::string(kShardSweep) + " --out parts --shard " + k + "/3") == 0);
+  CHECK(dir.rlsim("merge parts/sweep-shard-1-of-3.json parts/sweep-shard-3-of-3.json") == 2);
+  CHECK_THAT(dir.err(), Contains("shards 2 of 3 are missing"));
+  CHECK(dir.rlsim("merge parts parts/sweep-shard-2-of-3.json") == 2);
+  CHECK_THAT(dir.err(), Contains("shard 2/3 is given twice"));
+  // Another seed count is another sweep.
+  REQUIRE(dir.rlsim("sweep s.json --set instances.count=1,3 --set traffic[0].users=1,2 --seeds 2 "
+                    "--metric overshoot --metric excess --out other --shard 2/3") == 0);
+  CHECK(dir.rlsim("merge parts/sweep-shard-1-of-3.json other/sweep-shard-2-of-3.json "
+                  "parts/sweep-shard-3-of-3.json") == 2);
+  CHECK_THAT(dir.err(), Contains("is a shard of another sweep"));
+  CHECK(dir.rlsim("merge s.json") == 2);
+  CHECK_THAT(dir.err(), Contains("is not a shard file"));
+  CHECK(dir.rlsim("merge nowhere.json") == 2);
+  CHECK_THAT(dir.err(), Contains("cannot read nowhere.json"));
+  for (const char* bad : {"0/3", "4/3", "3", "a/b", "1/0", "-1/3", "1/10001"}) {
+    INFO(bad);
+    CHECK(dir.rlsim(std::string(kShardSweep) + " --shard " + bad) == 2);
+    CHECK_THAT(dir.err(), Contains("--shard"));
+  }
 }

@@ -1,6 +1,7 @@
 // `rlsim sweep`: its options; the grid and its report are app/sweep.cpp.
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "app/check.h"
 #include "app/subcommand.h"
@@ -36,7 +37,16 @@ Subcommand sweep_subcommand() {
                 "Directory for sweep.json, sweep.md, sweep.html and the chart SVGs (default: "
                 "reports/<scenario name>-sweep)");
             cli.add_flag("--json", options->json, "Print only sweep.json on stdout");
-            return run_watching_sigint(options, command_sweep);
+            auto shard_text = std::make_shared<std::string>();
+            cli.add_option("--shard", *shard_text,
+                           "K/N: run only the K-th of N slices of the runs and write "
+                           "sweep-shard-K-of-N.json into --out; `rlsim merge` joins the N shards")
+                ->type_name("K/N");
+            CommandRun run = run_watching_sigint(options, command_sweep);
+            return [options, shard_text, run] {
+              if (!shard_text->empty()) options->shard = parse_shard(*shard_text);
+              return run();
+            };
           }};
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,6 +15,7 @@
 #include "app/parallel.h"
 #include "app/report_files.h"
 #include "app/seeds.h"
+#include "core/sha1.h"
 #include "report/svg_chart.h"
 
 namespace rlsim {
@@ -121,7 +124,8 @@ struct Point {
   std::vector<std::size_t> value_index;
   std::string setting;  // "instances.count=5 strategies[1].batch=10"
   Scenario scenario;
-  std::vector<ResolvedStrategy> strategies;
+  std::vector<ResolvedStrategy> strategies;  // empty in a merge: only the labels are known
+  std::vector<std::string> labels;           // the strategies' labels, in run order
   std::vector<std::vector<MetricSummary>> summaries;
 };
 
@@ -165,10 +169,10 @@ std::vector<Chart> sweep_charts(const std::vector<SweepParameter>& parameters,
                             value_text(parameters[p].values[point.value_index[p]]));
       const std::size_t v = point.value_index[0];
       const double x = numeric ? x_parameter.values[v].get<double>() : static_cast<double>(v + 1);
-      for (std::size_t k = 0; k < point.strategies.size(); ++k) {
+      for (std::size_t k = 0; k < point.labels.size(); ++k) {
         const MetricSummary* summary = find_summary(point.summaries[k], metric);
         if (summary == nullptr) continue;
-        const std::string name = point.strategies[k].label + rest;
+        const std::string name = point.labels[k] + rest;
         auto it = std::find(names.begin(), names.end(), name);
         if (it == names.end()) {
           names.push_back(name);
@@ -202,11 +206,11 @@ std::vector<std::vector<std::string>> table_rows(const std::vector<SweepParamete
   for (const auto& m : metrics) header.push_back(m);
   rows.push_back(header);
   for (const Point& point : points) {
-    for (std::size_t k = 0; k < point.strategies.size(); ++k) {
+    for (std::size_t k = 0; k < point.labels.size(); ++k) {
       std::vector<std::string> row;
       for (std::size_t p = 0; p < parameters.size(); ++p)
         row.push_back(value_text(parameters[p].values[point.value_index[p]]));
-      row.push_back(point.strategies[k].label);
+      row.push_back(point.labels[k]);
       for (const auto& m : metrics) row.push_back(cell(point.summaries[k], m));
       rows.push_back(row);
     }
@@ -290,6 +294,7 @@ std::vector<Point> grid_points(const SweepOptions& options, const ordered_json& 
     point.scenario.file = options.scenario_path;  // scripts resolve from the scenario's folder
     point.strategies = select_strategies(resolve_strategies(point.scenario, file), options.labels,
                                          options.scenario_path);
+    for (const auto& strategy : point.strategies) point.labels.push_back(strategy.label);
     points.push_back(std::move(point));
   }
   return points;
@@ -302,7 +307,7 @@ void summarize_points(std::vector<Point>& points, std::vector<GridOutcome>& outc
                       std::size_t seed_count) {
   std::size_t next = 0;
   for (Point& point : points) {
-    for (std::size_t k = 0; k < point.strategies.size(); ++k) {
+    for (std::size_t k = 0; k < point.labels.size(); ++k) {
       std::vector<ordered_json> reports;
       for (std::size_t s = 0; s < seed_count; ++s, ++next)
         if (outcomes[next].state == GridOutcome::State::kComplete)
@@ -362,8 +367,8 @@ ordered_json sweep_json(const SweepResult& sweep) {
     for (std::size_t p = 0; p < sweep.parameters.size(); ++p)
       set[sweep.parameters[p].path] = sweep.parameters[p].values[point.value_index[p]];
     ordered_json strategies = ordered_json::array();
-    for (std::size_t k = 0; k < point.strategies.size(); ++k)
-      strategies.push_back(strategy_summary_json(point.strategies[k].label, point.summaries[k]));
+    for (std::size_t k = 0; k < point.labels.size(); ++k)
+      strategies.push_back(strategy_summary_json(point.labels[k], point.summaries[k]));
     point_json.push_back({{"set", set}, {"strategies", strategies}});
   }
   out["points"] = point_json;
@@ -439,8 +444,8 @@ int finish_sweep(const SweepOptions& options, const SweepResult& sweep, std::siz
   }
   std::cout << fmt::format(
       "rlsim sweep: {}, {} grid points x {} strategies x {} seed(s) = {} runs\n{}\n\n",
-      sweep.scenario_name, sweep.points.size(), sweep.points.front().strategies.size(),
-      seeds.size(), runs, spread_note);
+      sweep.scenario_name, sweep.points.size(), sweep.points.front().labels.size(), seeds.size(),
+      runs, spread_note);
   std::cout << text_table(rows);
   std::cout << fmt::format(
       "\nreproduce with: {}\nreport: {} (also sweep.md, sweep.html, chart-*.svg)\n",
@@ -450,14 +455,27 @@ int finish_sweep(const SweepOptions& options, const SweepResult& sweep, std::siz
 
 }  // namespace
 
-int command_sweep(const SweepOptions& options) {
+namespace {
+
+// The sweep before it runs: its grid points, seeds and metrics, and every run as a job (job index
+// = (point x strategies + strategy) x seeds + seed, the order of the outcomes).
+struct PreparedSweep {
+  SweepResult sweep;
+  std::vector<GridJob> jobs;
+  std::string scenario_sha1;  // of the scenario file's text: shards of one sweep agree on it
+};
+
+PreparedSweep prepare_sweep(const SweepOptions& options) {
   if (options.sets.empty()) throw ScenarioError("sweep: give at least one --set PATH=V1,V2,...");
   // The unchanged scenario first: its own errors are reported as they are.
   const Scenario base = load_scenario(options.scenario_path);
   resolve_strategies(base, options.scenario_path);
-  const ordered_json document = ordered_json::parse(read_text(options.scenario_path));
+  const std::string text = read_text(options.scenario_path);
+  const ordered_json document = ordered_json::parse(text);
 
-  SweepResult sweep;
+  PreparedSweep prepared;
+  prepared.scenario_sha1 = sha1_hex(text);
+  SweepResult& sweep = prepared.sweep;
   sweep.scenario_name = base.name;
   sweep.parameters = read_parameters(options.sets);
   sweep.metrics = options.metrics.empty() ? kDefaultSweepMetrics : options.metrics;
@@ -468,24 +486,264 @@ int command_sweep(const SweepOptions& options) {
   sweep.seeds = seed_range(first_seed, options.seeds);
   sweep.points = grid_points(options, document, sweep.parameters);
   const std::size_t runs =
-      sweep.points.size() * sweep.points.front().strategies.size() * sweep.seeds.size();
+      sweep.points.size() * sweep.points.front().labels.size() * sweep.seeds.size();
   if (runs > kMaxSweepRuns)
     throw ScenarioError(fmt::format("sweep: {} runs (grid points x strategies x seeds); at most {}",
                                     runs, kMaxSweepRuns));
-
-  std::vector<GridJob> jobs;
   for (const Point& point : sweep.points)
     for (const auto& strategy : point.strategies)
       for (const std::uint64_t seed : sweep.seeds)
-        jobs.push_back({&point.scenario, &strategy, seed, false});
-  const unsigned threads = options.jobs == 0 ? default_jobs() : options.jobs;
-  std::vector<GridOutcome> outcomes = run_grid(jobs, threads, false);
+        prepared.jobs.push_back({&point.scenario, &strategy, seed, false});
+  sweep.reproduce = reproduce_command(options, first_seed, sweep.seeds.size());
+  return prepared;
+}
+
+// Summaries, the partial account and the files of a sweep whose outcomes are all known.
+int complete_sweep(const SweepOptions& options, SweepResult& sweep,
+                   std::vector<GridOutcome>& outcomes) {
   sweep.partial = grid_partial(outcomes);
   summarize_points(sweep.points, outcomes, sweep.seeds.size());
   // A partial sweep may simply not have reached the strategy that has a metric.
   if (!sweep.partial) check_metrics_found(sweep.points, sweep.metrics);
-  sweep.reproduce = reproduce_command(options, first_seed, sweep.seeds.size());
-  return finish_sweep(options, sweep, runs);
+  return finish_sweep(options, sweep, outcomes.size());
+}
+
+// The shard file format's version: a merge refuses files of another.
+constexpr int kShardFormat = 1;
+
+const char* state_name(GridOutcome::State state) {
+  switch (state) {
+    case GridOutcome::State::kComplete:
+      return "complete";
+    case GridOutcome::State::kCut:
+      return "cut";
+    case GridOutcome::State::kNotRun:
+      return "not_run";
+  }
+  return "not_run";
+}
+
+std::string shard_file_name(const SweepShard& shard) {
+  return fmt::format("sweep-shard-{}-of-{}.json", shard.index, shard.count);
+}
+
+// What every shard of one sweep must agree on, as written into each shard file.
+ordered_json shard_identity(const PreparedSweep& prepared, std::uint64_t shards) {
+  const SweepResult& sweep = prepared.sweep;
+  ordered_json labels = ordered_json::array();
+  for (const Point& point : sweep.points) labels.push_back(point.labels);
+  ordered_json parameters = ordered_json::array();
+  for (const auto& p : sweep.parameters)
+    parameters.push_back({{"path", p.path}, {"values", p.values}});
+  return {{"scenario", sweep.scenario_name},
+          {"scenario_sha1", prepared.scenario_sha1},
+          {"shards", shards},
+          {"runs", prepared.jobs.size()},
+          {"parameters", parameters},
+          {"metrics", sweep.metrics},
+          {"seeds", sweep.seeds},
+          {"labels", labels},
+          {"reproduce", sweep.reproduce}};
+}
+
+// Runs the shard's slice (every N-th job from the K-th) and writes its outcomes.
+int run_shard(const SweepOptions& options, PreparedSweep& prepared) {
+  const SweepShard shard = *options.shard;
+  std::vector<GridJob> slice;
+  std::vector<std::size_t> job_index;
+  for (std::size_t j = shard.index - 1; j < prepared.jobs.size(); j += shard.count) {
+    slice.push_back(prepared.jobs[j]);
+    job_index.push_back(j);
+  }
+  const unsigned threads = options.jobs == 0 ? default_jobs() : options.jobs;
+  std::vector<GridOutcome> outcomes = run_grid(slice, threads, false);
+  ordered_json out = {{"rlsim_sweep_shard", kShardFormat}, {"shard", shard.index}};
+  out.update(shard_identity(prepared, shard.count));
+  ordered_json results = ordered_json::array();
+  for (std::size_t i = 0; i < outcomes.size(); ++i)
+    results.push_back({{"job", job_index[i]},
+                       {"state", state_name(outcomes[i].state)},
+                       {"report", std::move(outcomes[i].report)}});
+  out["outcomes"] = std::move(results);
+  const std::filesystem::path dir =
+      options.out_dir.empty()
+          ? std::filesystem::path("reports") / (prepared.sweep.scenario_name + "-sweep")
+          : std::filesystem::path(options.out_dir);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::filesystem::path file = dir / shard_file_name(shard);
+  const auto error =
+      ec ? std::optional<std::string>(ec.message()) : write_file(file, out.dump() + "\n");
+  if (error) {
+    std::cerr << fmt::format("rlsim: cannot write the sweep shard {}: {}\n", file.string(), *error);
+    return exit_code::kOutputError;
+  }
+  const auto partial = grid_partial(outcomes);
+  std::cout << fmt::format(
+      "rlsim sweep: {}, shard {}/{}: {} of {} runs{}\nwrote {}\nmerge the {} shards with: rlsim "
+      "merge {}\n",
+      prepared.sweep.scenario_name, shard.index, shard.count, slice.size(), prepared.jobs.size(),
+      partial ? " (" + grid_partial_notice(partial) + ")" : "", file.string(), shard.count,
+      shell_quote(dir.string()));
+  return partial ? exit_code::kInterrupted : exit_code::kOk;
+}
+
+}  // namespace
+
+SweepShard parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  SweepShard shard;
+  const auto number = [&](std::string_view digits, std::uint64_t& value) {
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    return !digits.empty() && ec == std::errc() && end == digits.data() + digits.size();
+  };
+  const std::string_view view(text);
+  if (slash == std::string::npos || !number(view.substr(0, slash), shard.index) ||
+      !number(view.substr(slash + 1), shard.count))
+    throw ScenarioError(fmt::format("--shard {}: expected K/N, e.g. 2/4", text));
+  if (shard.count == 0 || shard.count > kMaxSweepShards || shard.index == 0 ||
+      shard.index > shard.count)
+    throw ScenarioError(
+        fmt::format("--shard {}: expected 1 <= K <= N <= {}", text, kMaxSweepShards));
+  return shard;
+}
+
+int command_sweep(const SweepOptions& options) {
+  PreparedSweep prepared = prepare_sweep(options);
+  if (options.shard) return run_shard(options, prepared);
+  const unsigned threads = options.jobs == 0 ? default_jobs() : options.jobs;
+  std::vector<GridOutcome> outcomes = run_grid(prepared.jobs, threads, false);
+  return complete_sweep(options, prepared.sweep, outcomes);
+}
+
+namespace {
+
+// The shard files named by `inputs`: files as they are, folders by their sweep-shard-*.json.
+std::vector<std::filesystem::path> shard_files(const std::vector<std::string>& inputs) {
+  std::vector<std::filesystem::path> files;
+  for (const std::string& input : inputs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(input, ec)) {
+      files.emplace_back(input);
+      continue;
+    }
+    std::vector<std::filesystem::path> found;
+    for (const auto& entry : std::filesystem::directory_iterator(input, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.starts_with("sweep-shard-") && name.ends_with(".json")) found.push_back(entry);
+    }
+    if (found.empty())
+      throw ScenarioError(fmt::format("merge: {} holds no sweep-shard-*.json file", input));
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return files;
+}
+
+ordered_json read_shard(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ScenarioError(fmt::format("merge: cannot read {}", file.string()));
+  ordered_json shard = ordered_json::parse(in, nullptr, false);
+  if (shard.is_discarded() || !shard.is_object() || !shard.contains("rlsim_sweep_shard"))
+    throw ScenarioError(
+        fmt::format("merge: {} is not a shard file of `rlsim sweep --shard`", file.string()));
+  if (shard["rlsim_sweep_shard"] != kShardFormat)
+    throw ScenarioError(fmt::format("merge: {} has shard format {}, this rlsim reads {}",
+                                    file.string(), shard["rlsim_sweep_shard"].dump(),
+                                    kShardFormat));
+  return shard;
+}
+
+GridOutcome::State state_of(const ordered_json& name, const std::filesystem::path& file) {
+  for (const auto state :
+       {GridOutcome::State::kComplete, GridOutcome::State::kCut, GridOutcome::State::kNotRun})
+    if (name == state_name(state)) return state;
+  throw ScenarioError(
+      fmt::format("merge: {}: unknown outcome state {}", file.string(), name.dump()));
+}
+
+// Puts one shard's outcomes in their places; every job must belong to the shard that ran it.
+void place_outcomes(const ordered_json& shard, const std::filesystem::path& file,
+                    std::vector<GridOutcome>& outcomes, std::vector<bool>& placed) {
+  const auto index = shard["shard"].get<std::uint64_t>();
+  const auto count = shard["shards"].get<std::uint64_t>();
+  for (const ordered_json& result : shard["outcomes"]) {
+    const auto job = result["job"].get<std::uint64_t>();
+    if (job >= outcomes.size() || job % count != index - 1 || placed[job])
+      throw ScenarioError(fmt::format("merge: {}: run {} does not belong to shard {}/{}",
+                                      file.string(), job, index, count));
+    outcomes[job].state = state_of(result["state"], file);
+    outcomes[job].report = result["report"];
+    placed[job] = true;
+  }
+}
+
+// The sweep as the shards describe it: parameters, points with their labels, seeds, metrics.
+SweepResult sweep_of_shard(const ordered_json& identity) {
+  SweepResult sweep;
+  sweep.scenario_name = identity["scenario"].get<std::string>();
+  for (const ordered_json& p : identity["parameters"])
+    sweep.parameters.push_back({p["path"].get<std::string>(), p["values"]});
+  sweep.metrics = identity["metrics"].get<std::vector<std::string>>();
+  sweep.seeds = identity["seeds"].get<std::vector<std::uint64_t>>();
+  sweep.reproduce = identity["reproduce"].get<std::string>();
+  const auto grid = sweep_grid(sweep.parameters);
+  const ordered_json& labels = identity["labels"];
+  if (labels.size() != grid.size())
+    throw ScenarioError("merge: the shards' grid and their strategy labels disagree");
+  for (std::size_t i = 0; i < grid.size(); ++i) {
+    Point point;
+    point.value_index = grid[i];
+    point.labels = labels[i].get<std::vector<std::string>>();
+    sweep.points.push_back(std::move(point));
+  }
+  return sweep;
+}
+
+}  // namespace
+
+int command_merge(const MergeOptions& options) {
+  const auto files = shard_files(options.inputs);
+  ordered_json identity;
+  std::vector<GridOutcome> outcomes;
+  std::vector<bool> placed, shard_seen;
+  for (const auto& file : files) {
+    const ordered_json shard = read_shard(file);
+    ordered_json this_identity = shard;
+    for (const char* field : {"rlsim_sweep_shard", "shard", "outcomes"}) this_identity.erase(field);
+    if (identity.is_null()) {
+      identity = this_identity;
+      const auto runs = identity["runs"].get<std::size_t>();
+      if (runs > kMaxSweepRuns) throw ScenarioError("merge: more runs than a sweep can have");
+      outcomes.resize(runs);
+      placed.assign(runs, false);
+      shard_seen.assign(identity["shards"].get<std::size_t>(), false);
+    } else if (this_identity != identity) {
+      throw ScenarioError(fmt::format(
+          "merge: {} is a shard of another sweep (scenario, settings, seeds or shard count differ "
+          "from {})",
+          file.string(), files.front().string()));
+    }
+    const auto index = shard["shard"].get<std::size_t>();
+    if (index == 0 || index > shard_seen.size() || shard_seen[index - 1])
+      throw ScenarioError(fmt::format("merge: shard {}/{} is given twice ({})", index,
+                                      shard_seen.size(), file.string()));
+    shard_seen[index - 1] = true;
+    place_outcomes(shard, file, outcomes, placed);
+  }
+  std::string missing;
+  for (std::size_t k = 0; k < shard_seen.size(); ++k)
+    if (!shard_seen[k]) missing += fmt::format("{}{}", missing.empty() ? "" : ", ", k + 1);
+  if (!missing.empty())
+    throw ScenarioError(
+        fmt::format("merge: shards {} of {} are missing", missing, shard_seen.size()));
+  if (std::find(placed.begin(), placed.end(), false) != placed.end())
+    throw ScenarioError("merge: the shard files do not hold every run of the sweep");
+  SweepResult sweep = sweep_of_shard(identity);
+  SweepOptions sweep_options;
+  sweep_options.out_dir = options.out_dir;
+  sweep_options.json = options.json;
+  return complete_sweep(sweep_options, sweep, outcomes);
 }
 
 }  // namespace rlsim
