@@ -18,6 +18,17 @@
 
 namespace rlsim::testing {
 
+// A store on which every command fails, as a Redis that answers with errors: for the failure
+// behaviour of a strategy (pass it as the harness's `store`).
+class FailingStore final : public DataStore {
+ public:
+  void execute(std::span<const Command> commands, TimeUs, std::vector<Reply>& replies) override {
+    for (std::size_t i = 0; i < commands.size(); ++i) replies.push_back(Reply::error("ERR down"));
+  }
+  std::size_t key_count() const override { return 0; }
+  void lose_data() override {}
+};
+
 class StrategyHarness final : public EventTarget {
  public:
   // `limits` is the JSON text of the scenario's limits array's elements, `strategy` a strategy

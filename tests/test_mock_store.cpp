@@ -127,6 +127,18 @@ TEST_CASE("SET options, DEL, MGET and TIME") {
   CHECK(show(store, {"TIME"}, kT0 + 1'500'000) == "[\"1750032001\", \"500000\"]");
 }
 
+TEST_CASE("PSETEX is SET with PX, and its errors name psetex") {
+  MockStore store;
+  CHECK(show(store, {"PSETEX", "p", "250", "v"}) == "OK");
+  CHECK(show(store, {"GET", "p"}) == "\"v\"");
+  CHECK(show(store, {"PTTL", "p"}) == "(integer) 250");
+  CHECK(show(store, {"PSETEX", "p", "0", "v"}) ==
+        "(error) ERR invalid expire time in 'psetex' command");
+  CHECK(show(store, {"PSETEX", "p", "x", "v"}) ==
+        "(error) ERR value is not an integer or out of range");
+  CHECK(show(store, {"GET", "p"}, kT0 + 250'000) == "(nil)");
+}
+
 TEST_CASE("rewriting a key's TTL keeps the expiry heap bounded by live keys") {
   MockStore store;
   // One key rewritten with SET EX a million times: the heap must not grow with requests.

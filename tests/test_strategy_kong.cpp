@@ -6,6 +6,7 @@
 #include "strategy_harness.h"
 
 using namespace rlsim;
+using rlsim::testing::FailingStore;
 using rlsim::testing::StrategyHarness;
 
 namespace {
@@ -17,16 +18,6 @@ constexpr TimeUs ms(std::int64_t value) { return value * kUsPerMs; }
 // The key of user 0's second starting at the epoch of the harness's clock.
 const std::string kSecondKey =
     "ratelimit:user:0:" + std::to_string(kEpochUnixUs / kUsPerMs) + ":second";
-
-// Every command fails, as a Redis that answers with errors.
-class FailingStore final : public DataStore {
- public:
-  void execute(std::span<const Command> commands, TimeUs, std::vector<Reply>& replies) override {
-    for (std::size_t i = 0; i < commands.size(); ++i) replies.push_back(Reply::error("ERR down"));
-  }
-  std::size_t key_count() const override { return 0; }
-  void lose_data() override {}
-};
 
 }  // namespace
 

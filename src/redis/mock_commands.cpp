@@ -306,6 +306,16 @@ Reply cmd_set(Ctx& ctx) {
   return get ? previous : Reply::status("OK");
 }
 
+// PSETEX key milliseconds value: Redis runs SET's code with PX; its errors name psetex.
+Reply cmd_psetex(Ctx& ctx) {
+  const Command as_set = {"set", ctx.argv[1], ctx.argv[3], "px", ctx.argv[2]};
+  MockStore::Context set_ctx{ctx.store, as_set, ctx.now_us};
+  Reply reply = cmd_set(set_ctx);
+  if (reply.is_error() && reply.text == "ERR invalid expire time in 'set' command")
+    reply.text = "ERR invalid expire time in 'psetex' command";
+  return reply;
+}
+
 Reply cmd_setnx(Ctx& ctx) {
   if (ctx.lookup(ctx.argv[1]) != nullptr) return Reply::from_integer(0);
   ctx.create(ctx.argv[1], Type::kString).value = ctx.argv[2];
@@ -586,6 +596,7 @@ const std::vector<CommandRow>& command_table() {
   static const std::vector<CommandRow> table = {
       {"get", 2, cmd_get},
       {"setnx", 3, cmd_setnx, kDenyOom},
+      {"psetex", 4, cmd_psetex, kDenyOom},
       {"incrbyfloat", 3, cmd_incrbyfloat, kDenyOom},
       {"unlink", -2, cmd_del},
       {"expireat", -3, [](Ctx& c) { return expire_generic(c, kUsPerS, true); }},
