@@ -370,6 +370,7 @@ Command EnvoyRatelimit::expire_command(std::size_t index, const std::string& key
 Task<bool> EnvoyRatelimit::read_near_limit(const std::vector<std::string>& keys,
                                            std::vector<bool>& near) {
   std::vector<Command> gets;
+  gets.reserve(keys.size());
   for (const std::string& key : keys) gets.push_back(command("GET", key));
   const std::vector<Reply> replies = co_await env_.redis.pipeline(std::move(gets));
   for (std::size_t i = 0; i < keys.size(); ++i) {
@@ -496,9 +497,10 @@ StrategyInfo declare_envoy_ratelimit() {
       "Redis (pipelined INCRBY + EXPIRE, rejected requests counted) behind a gRPC hop with a 20 "
       "ms timeout and fail-open by default",
       "Models Envoy's global rate limit filter (envoy.filters.http.ratelimit, "
-      "api/envoy/extensions/filters/http/ratelimit/v3/rate_limit.proto) calling the "
+      "api/envoy/extensions/filters/http/ratelimit/v3/rate_limit.proto at envoyproxy/envoy "
+      "00037bef) calling the "
       "envoyproxy/ratelimit service with its Redis backend, as the service's source implements "
-      "it (main f2fb1577, 2026: src/redis/fixed_cache_impl.go, src/limiter/base_limiter.go, "
+      "it (main f2fb1577: src/redis/fixed_cache_impl.go, src/limiter/base_limiter.go, "
       "src/limiter/cache_key.go, src/settings/settings.go). Each request is one RPC whose "
       "descriptors are the scenario's limits. The RPC travels to the service (half of "
       "service_rtt, an rlsim parameter), which reads its clock in whole seconds and builds a key "
