@@ -41,6 +41,7 @@ StrategyInfo every_type() {
        param("delay", ParamType::kDuration, "250ms", ""),
        param("rate", ParamType::kRate, nullptr, ""), param("text", ParamType::kString, "x", ""),
        param("names", ParamType::kStringArray, nlohmann::json::array(), ""),
+       param("ratio", ParamType::kNumber, 0.8, ""),
        ParamSpec{"mode", ParamType::kEnum, "slow", "", {"slow", "fast"}, false}},
       Algorithm::kFixedWindow,
       nullptr,
@@ -67,6 +68,7 @@ TEST_CASE("params: the reader returns the declared defaults, typed") {
   CHECK_FALSE(params.optional_rate_per_s("rate").has_value());
   CHECK(params.string("text") == "x");
   CHECK(params.string_array("names").empty());
+  CHECK(params.number("ratio") == 0.8);
   CHECK(mode_of(params) == Mode::kSlow);
 }
 
@@ -79,6 +81,7 @@ TEST_CASE("params: the reader returns given values, typed") {
                                                {"rate", "90/m"},
                                                {"text", "abc"},
                                                {"names", {"a", "b"}},
+                                               {"ratio", 1},
                                                {"mode", "fast"}});
   const ParamReader params(given);
   CHECK(params.boolean("flag"));
@@ -88,7 +91,9 @@ TEST_CASE("params: the reader returns given values, typed") {
   CHECK(params.optional_rate_per_s("rate") == Approx(1.5));  // 90 per minute
   CHECK(params.string("text") == "abc");
   CHECK(params.string_array("names") == std::vector<std::string>{"a", "b"});
+  CHECK(params.number("ratio") == 1.0);  // an integer is a number too
   CHECK(mode_of(params) == Mode::kFast);
+  CHECK(error_of(info, {{"ratio", "0.5"}}) == "ratio: expected a number, got \"0.5\"");
 }
 
 TEST_CASE("params: on_error's old names read as fail_open and fail_closed") {

@@ -24,6 +24,8 @@ const char* to_string(ParamType type) {
       return "string_array";
     case ParamType::kBreaker:
       return "breaker";
+    case ParamType::kNumber:
+      return "number";
   }
   return "?";
 }
@@ -76,6 +78,12 @@ std::int64_t ParamReader::integer(std::string_view name) const {
   const nlohmann::json& value = at(name);
   RLSIM_CHECK(value.is_number_integer());
   return value.get<std::int64_t>();
+}
+
+double ParamReader::number(std::string_view name) const {
+  const nlohmann::json& value = at(name);
+  RLSIM_CHECK(value.is_number());
+  return value.get<double>();
 }
 
 std::optional<std::int64_t> ParamReader::optional_integer(std::string_view name) const {
@@ -209,6 +217,9 @@ bool param_type_ok(const ParamSpec& spec, const nlohmann::json& value, std::stri
       return value.is_object() || value == false;
     case ParamType::kEnum:
       return is_enum_choice(spec, value, expected);
+    case ParamType::kNumber:
+      expected = "a number";
+      return value.is_number();
   }
   return false;
 }

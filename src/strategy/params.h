@@ -33,9 +33,10 @@ enum class ParamType {
   kString,       //
   kStringArray,  // an array of strings (anything else at an index: ParamSpec::element)
   kBreaker,      // false or a circuit breaker object (strategy/resilience.h)
+  kNumber,       // a JSON number, integer or not (a ratio such as 0.8)
 };
-// "bool", "int", "duration", "enum", "rate", "path", "string", "string_array", "breaker": the
-// names `rlsim explain` prints.
+// "bool", "int", "duration", "enum", "rate", "path", "string", "string_array", "breaker",
+// "number": the names `rlsim explain` prints.
 const char* to_string(ParamType type);
 
 struct ParamSpec {
@@ -70,6 +71,7 @@ class ParamReader {
 
   bool boolean(std::string_view name) const;          // kBool
   std::int64_t integer(std::string_view name) const;  // kInt (a default may be 0)
+  double number(std::string_view name) const;         // kNumber
   // kInt whose default is null ("each limit's limit"): nullopt when not given.
   std::optional<std::int64_t> optional_integer(std::string_view name) const;
   DurationUs duration_us(std::string_view name) const;  // kDuration
