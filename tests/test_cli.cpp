@@ -1,6 +1,8 @@
 // End to end: the rlsim binary as a user runs it, in a fresh temporary directory. Checks exit
 // codes (0 ok, 2 bad input, 3 report not writable), one-line error messages naming the file and
 // JSON path, the report file, --json, --strategy, --seed, colour rules and determinism.
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -226,11 +228,13 @@ TEST_CASE("a nonexistent scenario file exits 2 naming the file") {
     const auto outcome = ws.rlsim(command + " no-such-file.json");
     CHECK(outcome.status == 2);
     CHECK(outcome.out.empty());
-    CHECK(outcome.err == "rlsim: no-such-file.json: cannot read the file\n");
+    CHECK(outcome.err == "rlsim: no-such-file.json: cannot read the file: no such file\n");
   }
   // A directory is not a scenario file either.
   fs::create_directories(ws.dir / "adir");
-  CHECK(ws.rlsim("validate adir").status == 2);
+  const auto dir = ws.rlsim("validate adir");
+  CHECK(dir.status == 2);
+  CHECK(dir.err == "rlsim: adir: cannot read the file: a directory, not a regular file\n");
 }
 
 TEST_CASE("command line mistakes exit 2") {
@@ -700,7 +704,8 @@ TEST_CASE("check --check-determinism passes on every bundled scenario") {
       expectations += c["kind"] == "expectation";
     }
     CHECK(expectations >= 1);
-    const json scenario = json::parse(read_file(suite["file"].get<std::string>()));
+    const json scenario = json::parse(read_file(suite["file"].get<std::string>()), nullptr, true,
+                                      /*ignore_comments=*/true);
     CHECK(determinism == scenario["strategies"].size());
   }
 }
@@ -801,4 +806,185 @@ TEST_CASE("bench reports figures next to the bare loop, custom_lua included; bad
   CHECK(custom.status == 0);
   CHECK_THAT(custom.out, Contains("\ncustom_lua "));
   CHECK_THAT(custom.err, !Contains("failed"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile files (issue 21): a scenario someone hands you must not write outside reports/, drive
+// the terminal, exhaust memory, block, or make rlsim read files that are not its input.
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+// kFastScenario with its top-level "name" and an added "description".
+std::string fast_scenario_named(const std::string& name_json, const std::string& description_json) {
+  json j = json::parse(kFastScenario);
+  j["name"] = json::parse(name_json);
+  j["description"] = json::parse(description_json);
+  return j.dump();
+}
+
+// A custom_lua scenario whose script parameter is `script` (a JSON string).
+std::string script_scenario(const std::string& script) {
+  return R"({"name": "s", "duration": "2s",
+    "limits": [{"name": "l", "limit": 5, "window": "1s"}],
+    "instances": {"count": 1}, "traffic": [{"name": "g", "rate": "2/s"}],
+    "strategies": [{"name": "custom_lua", "script": )" +
+         script + R"(, "keys": ["k"]}]})";
+}
+
+}  // namespace
+
+TEST_CASE("a scenario named .. or a path is rejected and writes nothing outside reports/") {
+  const Workspace ws;
+  for (const std::string name : {"..", ".", ".hidden", "a/b", "/tmp", "..%2f"}) {
+    INFO(name);
+    write_file(ws.dir / "dots.json", fast_scenario_named(json(name).dump(), "\"\""));
+    const auto outcome = ws.rlsim("run dots.json");
+    CHECK(outcome.status == 2);
+    CHECK_THAT(outcome.err, StartsWith("rlsim: dots.json: name: expected 1 to 64 characters from "
+                                       "[A-Za-z0-9_.-], not starting with '.', got"));
+    CHECK(!fs::exists(ws.dir / "report.json"));
+    CHECK(!fs::exists(ws.dir / "report.md"));
+    CHECK(!fs::exists(ws.dir / "reports"));
+  }
+  // A name with dots inside is still fine, and its report goes under reports/.
+  write_file(ws.dir / "ok.json", fast_scenario_named("\"v1.2-final_b\"", "\"\""));
+  CHECK(ws.rlsim("run ok.json --strategy in_memory").status == 0);
+  CHECK(fs::exists(ws.dir / "reports" / "v1.2-final_b" / "report.json"));
+}
+
+TEST_CASE("escape sequences in a scenario never reach the terminal raw") {
+  const Workspace ws;
+  // ESC [ 2J clears the screen, OSC 0 sets the window title, OSC 52 writes the clipboard, and
+  // U+009B is CSI in its 8-bit form.
+  const std::string hostile =
+      R"("x\u001b[2J\u001b]0;pwned\u0007\u001b]52;c;aGk=\u0007\u009b31m\r")";
+  write_file(ws.dir / "desc.json", fast_scenario_named("\"desc\"", hostile));
+  const auto run = ws.rlsim("run desc.json --strategy in_memory");
+  REQUIRE(run.status == 0);
+  CHECK(run.out.find('\x1b') == std::string::npos);
+  CHECK(run.out.find('\a') == std::string::npos);
+  CHECK(run.out.find("\xc2\x9b") == std::string::npos);
+  CHECK_THAT(run.out, Contains(R"(x\x1b[2J\x1b]0;pwned\x07\x1b]52;c;aGk=\x07\xc2\x9b31m\x0d)"));
+
+  // The same text in a name is rejected, and the message quoting it is escaped too.
+  write_file(ws.dir / "name.json", fast_scenario_named(hostile, "\"\""));
+  const auto bad = ws.rlsim("validate name.json");
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find('\x1b') == std::string::npos);
+  CHECK(count_char(bad.err, '\n') == 1);
+  CHECK_THAT(bad.err, Contains(R"(got "x\x1b[2J\x1b]0;pwned)"));
+
+  // An expectation's description, printed by check when it fails.
+  json j = json::parse(kFastScenario);
+  j["expect"] = json::array({{{"strategy", "in_memory"},
+                              {"metric", "overshoot"},
+                              {"max", 0.001},
+                              {"description", "why\u001b]0;t\u0007"}}});
+  write_file(ws.dir / "expect.json", j.dump());
+  const auto check = ws.rlsim("check expect.json");
+  CHECK(check.status == 1);
+  CHECK(check.out.find('\x1b') == std::string::npos);
+  CHECK_THAT(check.out, Contains(R"(why\x1b]0;t\x07)"));
+}
+
+TEST_CASE("deeply nested JSON stops at the nesting bound in bounded memory") {
+  const Workspace ws;
+  // 16 MiB of '[' took 1.44 GB before exit 2; now the parser stops at level 33.
+  write_file(ws.dir / "deep.json", std::string(16 * 1024 * 1024 - 1, '['));
+  const auto deep = ws.rlsim("validate deep.json");
+  CHECK(deep.status == 2);
+  CHECK(deep.err == "rlsim: deep.json:1:33: arrays and objects nested deeper than 32 levels\n");
+  // The largest child so far (the rlsim processes of this test): far below the old 1.44 GB.
+  // Reading a 16 MiB file needs 16 MiB; 400 MB leaves room for a sanitizer build's overhead.
+  rusage usage{};
+  REQUIRE(::getrusage(RUSAGE_CHILDREN, &usage) == 0);
+  CHECK(usage.ru_maxrss < 400 * 1024);  // KiB
+}
+
+TEST_CASE("a number out of range is rejected with its line, column and path") {
+  const Workspace ws;
+  write_file(ws.dir / "big.json", "{\n  \"seed\": \"x\",\n  \"duration\": 1e400\n}");
+  const auto outcome = ws.rlsim("validate big.json");
+  CHECK(outcome.status == 2);
+  CHECK(outcome.err ==
+        "rlsim: big.json:3:15: duration: number out of range (beyond a double's 1.8e308): "
+        "1e400\n");
+}
+
+TEST_CASE("a named pipe, a device or a directory is refused at once, as scenario or script") {
+  const Workspace ws;
+  REQUIRE(::mkfifo((ws.dir / "pipe.json").c_str(), 0600) == 0);
+  REQUIRE(::mkfifo((ws.dir / "pipe.lua").c_str(), 0600) == 0);
+  fs::create_directories(ws.dir / "dir.lua");
+  // Before the fix, opening the FIFO blocked forever waiting for a writer (`timeout` exits 124).
+  const auto pipe =
+      shell_in(ws.dir.path(), "timeout 20 " + rlsim_command("validate pipe.json", ""));
+  CHECK(pipe.status == 2);
+  CHECK(pipe.err ==
+        "rlsim: pipe.json: cannot read the file: a named pipe (FIFO), not a regular file\n");
+  const auto zero = ws.rlsim("validate /dev/zero");
+  CHECK(zero.err == "rlsim: /dev/zero: cannot read the file: a device, not a regular file\n");
+
+  const struct {
+    const char* script;
+    std::string message;
+  } scripts[] = {
+      {"pipe.lua", "a named pipe (FIFO), not a regular file"},
+      {"dir.lua", "a directory, not a regular file"},
+      {"/dev/zero", "a device, not a regular file"},
+      {"missing.lua", "no such file"},
+  };
+  for (const auto& c : scripts) {
+    INFO(c.script);
+    write_file(ws.dir / "script.json", script_scenario(json(c.script).dump()));
+    const auto outcome =
+        shell_in(ws.dir.path(), "timeout 20 " + rlsim_command("validate script.json", ""));
+    CHECK(outcome.status == 2);
+    // Relative to the scenario's folder, here the current one.
+    const std::string path = c.script[0] == '/' ? c.script : "./" + std::string(c.script);
+    CHECK(outcome.err == "rlsim: script.json: strategies[0].script: cannot read script file " +
+                             path + ": " + c.message + "\n");
+  }
+}
+
+TEST_CASE("a script must be a .lua file of at most 1 MiB: /etc/shadow is not read") {
+  const Workspace ws;
+  write_file(ws.dir / "script.json", script_scenario("\"/etc/shadow\""));
+  const auto shadow = ws.rlsim("validate script.json");
+  CHECK(shadow.status == 2);
+  CHECK_THAT(shadow.err, Contains("strategies[0].script: "));
+  CHECK_THAT(shadow.err, Contains("/etc/shadow"));
+  CHECK(shadow.err.find("root:") == std::string::npos);
+
+  write_file(ws.dir / "notes.txt", "return 1\n");
+  write_file(ws.dir / "script.json", script_scenario("\"notes.txt\""));
+  CHECK(ws.rlsim("validate script.json").err ==
+        "rlsim: script.json: strategies[0].script: script file ./notes.txt is not a .lua file "
+        "(its name must end in .lua)\n");
+
+  write_file(ws.dir / "big.lua", std::string(1024 * 1024 + 1, '-'));
+  write_file(ws.dir / "script.json", script_scenario("\"big.lua\""));
+  CHECK(ws.rlsim("validate script.json").err ==
+        "rlsim: script.json: strategies[0].script: cannot read script file ./big.lua: larger "
+        "than 1 MiB\n");
+}
+
+TEST_CASE("scenario files may carry comments, for every command that reads them") {
+  const Workspace ws;
+  const std::string commented = std::string("// a class's annotated copy\n") + kFastScenario;
+  std::string text = commented;
+  text.insert(text.find("\"duration\""), "/* five seconds: \"}\" is fine in here */ ");
+  write_file(ws.dir / "c.json", text);
+  CHECK(ws.rlsim("validate c.json").status == 0);
+  CHECK(ws.rlsim("run c.json --out out --strategy in_memory").status == 0);
+  CHECK(ws.rlsim("check c.json").status == 0);
+  const auto sweep = ws.rlsim("sweep c.json --set instances.count=1,2 --out sw");
+  CHECK(sweep.status == 0);
+  CHECK(fs::exists(ws.dir / "sw" / "sweep.json"));
+  // The report is the one of the same scenario without comments.
+  CHECK(ws.rlsim("run fast.json --out plain --strategy in_memory").status == 0);
+  json with_comments = json::parse(read_file(ws.dir / "out" / "report.json"));
+  json plain = json::parse(read_file(ws.dir / "plain" / "report.json"));
+  CHECK(with_comments == plain);
 }

@@ -1,7 +1,12 @@
 // Scenario validation (scenario/load.cpp and resolve_strategies in app/run.cpp): a valid file gets
 // the documented defaults (docs/scenario-format.md), and every bad input is rejected with one line
 // naming the file, the exact JSON path and what was expected.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -312,11 +317,79 @@ TEST_CASE("a syntax error names the file, line and column") {
   REQUIRE_THROWS_WITH(parse_scenario("[1, 2,,]", "dir/g.json"), StartsWith("dir/g.json:1:"));
 }
 
-TEST_CASE("a number beyond double's range is bad input, not an internal error") {
-  // Found by tests/fuzz: nlohmann throws out_of_range, not parse_error, for these.
-  CHECK(error_of(std::string("{\"seed\": 1e999}")) == "f.json: number overflow parsing '1e999'");
+TEST_CASE("a number beyond double's range is rejected with its line, column and path") {
+  // Found by tests/fuzz: nlohmann reports these as out_of_range, not parse_error, and without a
+  // position; the message now has both, like a syntax error.
+  CHECK(error_of(std::string("{\"seed\": 1e999}")) ==
+        "f.json:1:10: seed: number out of range (beyond a double's 1.8e308): 1e999");
   CHECK(error_of(std::string("33333333333333333333334.3333E3337EEEE")) ==
-        "f.json: number overflow parsing '33333333333333333333334.3333E3337'");
+        "f.json:1:1: number out of range (beyond a double's 1.8e308): "
+        "33333333333333333333334.3333E3337");
+  CHECK(error_of(std::string("{\"limits\": [{\"name\": \"l\"},\n  {\"limit\": -1e400}]}")) ==
+        "f.json:2:13: limits[1].limit: number out of range (beyond a double's 1.8e308): -1e400");
+  CHECK(error_of(std::string("{\"x\": [[1], [2, 3e900]]}")) ==
+        "f.json:1:17: x[1][1]: number out of range (beyond a double's 1.8e308): 3e900");
+}
+
+TEST_CASE("nesting deeper than the bound stops parsing with the line and column") {
+  // 32 levels are accepted by the parser (the loader then rejects the value's type).
+  const std::string ok = "{\"x\": " + std::string(31, '[') + std::string(31, ']') + "}";
+  CHECK_THAT(error_of(ok), StartsWith("f.json: name: required field is missing"));
+  const std::string deep = "{\"x\":\n " + std::string(31, '[') + "{\"y\": [";
+  CHECK(error_of(deep) == "f.json:2:33: arrays and objects nested deeper than 32 levels");
+  // 16 MiB of '[' (1.44 GB of memory before the bound) ends at the 33rd.
+  CHECK(error_of(std::string(16 * 1024 * 1024, '[')) ==
+        "f.json:1:33: arrays and objects nested deeper than 32 levels");
+  // Brackets inside strings and comments do not count.
+  const std::string quoted = "{\"x\": \"" + std::string(100, '[') + "\", // [[[[\n \"y\": 1}";
+  CHECK_THAT(error_of(quoted), StartsWith("f.json: name: required field is missing"));
+}
+
+TEST_CASE("the number of JSON values in a file is bounded, with the position of the first extra") {
+  // 100,000 values in all: the object, the array and 99,998 numbers.
+  std::string text = "{\"x\": [0";
+  for (int i = 1; i < 99'998; ++i) text += ",0";
+  CHECK_THAT(error_of(text + "]}"), StartsWith("f.json: name: required field is missing"));
+  // One more: its first byte is at column 8 + 2 * 99,998.
+  CHECK(error_of(text + ",\"s\"]}") ==
+        "f.json:1:" + std::to_string(8 + 2 * 99'998) +
+            ": more than 100000 values (numbers, strings, arrays, objects...) in one file");
+  // Keys are not values; a key that looks like a value is not counted.
+  std::string keys = "{";
+  for (int i = 0; i < 60'000; ++i) keys += (i ? ",\"" : "\"") + std::to_string(i) + "\": 0";
+  CHECK_THAT(error_of(keys + "}"), StartsWith("f.json: name: required field is missing"));
+}
+
+TEST_CASE("comments are allowed, and positions after them stay exact") {
+  const std::string body = minimal().dump(2);
+  CHECK(error_of("// a line comment\n" + body) == "(accepted)");
+  CHECK(error_of("/* a block\n   comment */ " + body + " // trailing\n/* and a block */") ==
+        "(accepted)");
+  // Inside the object, between fields and values; a comment holding quotes and braces.
+  std::string inside = body;
+  inside.insert(1, "\n  // \"name\": \"not this\" }\n  /* { [ */");
+  const Scenario s = parse_scenario(inside, "f.json");
+  CHECK(s.name == "t");
+  // "//" inside a string is text, not a comment: the name is then invalid.
+  CHECK_THAT(error_of(with("/name", "a//b")), StartsWith("f.json: name: expected 1 to 64"));
+
+  // Errors after a comment: the line and column of the byte where parsing stopped.
+  CHECK_THAT(error_of(std::string("// line 1\n/* line 2\n line 3 */ {\"a\": x}")),
+             StartsWith("f.json:3:18: syntax error: syntax error while parsing value - invalid "
+                        "literal"));
+  CHECK_THAT(error_of(std::string("{\"a\": /* c */ 1,\n  /* c */ ]")),
+             StartsWith("f.json:2:11: syntax error: "));
+  CHECK_THAT(error_of(std::string("{\"seed\": // c\n  1e999}")),
+             StartsWith("f.json:2:3: seed: number out of range"));
+  CHECK_THAT(error_of(std::string("{\"x\": // c\n" + std::string(40, '['))),
+             StartsWith("f.json:2:32: arrays and objects nested deeper"));
+  // Errors inside a comment: one left open (found at the end of the text), and a lone '/'.
+  CHECK_THAT(error_of(std::string("{\n  /* open\n  \"name\": \"t\"}")),
+             StartsWith("f.json:3:15: syntax error: "));
+  CHECK_THAT(error_of(std::string("{\n  /* open\n  \"name\": \"t\"}")),
+             Contains("missing closing '*/'"));
+  CHECK_THAT(error_of(std::string("{\"a\": 1 / 2}")), StartsWith("f.json:1:"));
+  CHECK_THAT(error_of(std::string("{\"a\": 1 / 2}")), Contains("invalid comment"));
 }
 
 TEST_CASE("a syntax error says what went wrong, without the JSON library's internal prefix") {
@@ -775,7 +848,106 @@ TEST_CASE("the file name given is the one in every message") {
 TEST_CASE("a missing file is a clear error") {
   REQUIRE_THROWS_AS(load_scenario("/nonexistent/x.json"), ScenarioError);
   REQUIRE_THROWS_WITH(load_scenario("/nonexistent/x.json"),
-                      "/nonexistent/x.json: cannot read the file");
+                      "/nonexistent/x.json: cannot read the file: no such file");
+}
+
+TEST_CASE("only a regular file of at most 16 MiB is read, and a named pipe does not block") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("rlsim-test-scenario-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string fifo = (dir / "pipe.json").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // No writer ever opens the pipe: a blocking open would hang here.
+  CHECK_THROWS_WITH(load_scenario(fifo),
+                    fifo + ": cannot read the file: a named pipe (FIFO), not a regular file");
+  CHECK_THROWS_WITH(load_scenario(dir.string()),
+                    dir.string() + ": cannot read the file: a directory, not a regular file");
+  CHECK_THROWS_WITH(load_scenario("/dev/zero"),
+                    "/dev/zero: cannot read the file: a device, not a regular file");
+  const std::string big = (dir / "big.json").string();
+  std::ofstream(big) << std::string(kMaxScenarioFileBytes + 1, ' ');
+  CHECK_THROWS_WITH(load_scenario(big), big + ": cannot read the file: larger than 16 MiB");
+  std::ofstream(big, std::ios::trunc) << "// commented\n" << minimal().dump();
+  CHECK(load_scenario(big).name == "t");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("names share one character set: no '.', '..' or hidden names, nothing outside it") {
+  for (const std::string name : {"a", "overshoot-10x", "v1.2_final", "_x", "-x", "A.b.c"}) {
+    INFO(name);
+    CHECK(error_of(with("/name", name)) == "(accepted)");
+  }
+  const std::string rule = "expected 1 to 64 characters from [A-Za-z0-9_.-], not starting with '.'";
+  check_rejected({
+      {with("/name", ".."), "f.json: name: " + rule + ", got \"..\""},
+      {with("/name", "."), "f.json: name: " + rule},
+      {with("/name", ".hidden"), "f.json: name: " + rule},
+      {with("/name", "../x"), "f.json: name: " + rule},
+      {with("/name", std::string("a\0b", 3)), "f.json: name: " + rule, "got \"a\\x00b\""},
+      {with("/name", std::string(65, 'a')), "f.json: name: " + rule},
+      {with("/limits/0/name", ".."), "f.json: limits[0].name: " + rule},
+      {with("/traffic/0/name", "a b"), "f.json: traffic[0].name: " + rule},
+      {with("/strategies/1/label", ".."), "f.json: strategies[1].label: " + rule},
+  });
+}
+
+TEST_CASE("region names follow the name rule, and a traffic group's region is one") {
+  const auto regions = [](const json& list, const json& home) {
+    json j = with("/instances/count", 2);
+    j["regions"] = {
+        {"list", list},
+        {"rtt", json::array({json::array({"0ms", "9ms"}), json::array({"9ms", "0ms"})})}};
+    if (!home.is_null()) j["regions"]["home"] = home;
+    return j;
+  };
+  const json eu_us = {{{"name", "eu"}, {"instances", 1}}, {{"name", "us"}, {"instances", 1}}};
+  CHECK(error_of(regions(eu_us, "us")) == "(accepted)");
+  const std::string rule = "expected 1 to 64 characters from [A-Za-z0-9_.-], not starting with '.'";
+  json nul = eu_us;
+  nul[1]["name"] = std::string("u\0s", 3);
+  json escape = eu_us;
+  escape[0]["name"] = "\x1b[31meu";
+  json empty = eu_us;
+  empty[0]["name"] = "";
+  json number = eu_us;
+  number[0]["name"] = 7;
+  json traffic_empty = regions(eu_us, nullptr);
+  traffic_empty["traffic"][0]["region"] = "";
+  json traffic_nul = regions(eu_us, nullptr);
+  traffic_nul["traffic"][0]["region"] = std::string("eu\0", 3);
+  check_rejected({
+      {regions(nul, nullptr), "f.json: regions.list[1].name: " + rule, "got \"u\\x00s\""},
+      {regions(escape, nullptr), "f.json: regions.list[0].name: " + rule, "got \"\\x1b[31meu\""},
+      {regions(empty, nullptr), "f.json: regions.list[0].name: " + rule},
+      {regions(number, nullptr),
+       "f.json: regions.list[0].name: expected a name (1 to 64 characters"},
+      {regions(eu_us, ".."), "f.json: regions.home: " + rule},
+      {traffic_empty, "f.json: traffic[0].region: " + rule},
+      {traffic_nul, "f.json: traffic[0].region: " + rule},
+  });
+}
+
+TEST_CASE("control characters in any message are escaped: one line, no terminal sequences") {
+  const std::string message = error_of(with("/limits/0/window", "1s\x1b]0;title\x07\n"));
+  CHECK(message.find('\x1b') == std::string::npos);
+  CHECK(message.find('\n') == std::string::npos);
+  CHECK_THAT(message, Contains("got \"1s\\x1b]0;title\\x07\\x0a\""));
+  // An 8-bit CSI (U+009B, two bytes in UTF-8) too; other UTF-8 is kept.
+  CHECK_THAT(error_of(with("/name",
+                           "\xc2\x9b"
+                           "2J\xc3\xa9")),
+             Contains("got \"\\xc2\\x9b2J\xc3\xa9\""));
+}
+
+TEST_CASE("a duration finer than a microsecond is rejected, as scenario-format.md says") {
+  check_rejected({
+      {with("/duration", "1.0000005s"), "f.json: duration: expected a duration such as"},
+      {with("/limits/0/window", "2.5us"), "f.json: limits[0].window: expected a duration"},
+      {with("/duration", ".5s"), "f.json: duration: expected a duration such as"},
+      {with("/duration", "1.s"), "f.json: duration: expected a duration such as"},
+  });
+  CHECK(parse(with("/duration", "0.5s")).duration_us == 500'000);
+  CHECK(parse(with("/duration", "1.000001s")).duration_us == 1'000'001);
 }
 
 TEST_CASE("the shipped scenarios load and resolve") {

@@ -165,7 +165,13 @@ TEST_CASE("custom_lua: parameters are checked before the run, with the JSON path
   CHECK(check(R"({"script": "scripts/nope.lua", "keys": []})") ==
         "script: cannot read script file " + kScenarios + "/scripts/nope.lua: no such file");
   CHECK(check(R"({"script": "scripts", "keys": []})") ==
-        "script: cannot read script file " + kScenarios + "/scripts: no such file");
+        "script: cannot read script file " + kScenarios +
+            "/scripts: a directory, not a regular file");
+  CHECK(check(R"({"script": "/dev/zero", "keys": []})") ==
+        "script: cannot read script file /dev/zero: a device, not a regular file");
+  CHECK(check(R"({"script": "overshoot-10x.json", "keys": []})") ==
+        "script: script file " + kScenarios +
+            "/overshoot-10x.json is not a .lua file (its name must end in .lua)");
   CHECK(check(R"({"script": 3, "keys": []})") ==
         "script: expected a file name (relative to the scenario file), got 3");
   CHECK(check(R"({"script": "scripts/fixed_window.lua", "keys": ["ok", "${usr}"]})")

@@ -15,6 +15,7 @@
 #include "app/expect.h"
 #include "app/interrupt.h"
 #include "app/run.h"
+#include "core/terminal_text.h"
 
 namespace rlsim {
 
@@ -116,7 +117,7 @@ void check_seed(const LoadedScenario& loaded, std::uint64_t seed, const CheckOpt
         break;
       case ExpectationOutcome::Status::kFailed:
         c.status = CheckCase::Status::kFailed;
-        if (!e.description.empty()) c.details.push_back("why: " + e.description);
+        if (!e.description.empty()) c.details.push_back("why: " + escape_controls(e.description));
         c.reproduce = reproduce_command(loaded.file, seed, labels_of(e), "");
         break;
     }

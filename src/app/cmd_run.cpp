@@ -179,9 +179,7 @@ int command_run(const RunOptions& options) {
   mark_partial(result, strategies);
   const bool seeds_cut = seed_report && seed_report->partial;
   const int done_code = !result.partial && !seeds_cut ? exit_code::kOk : exit_code::kInterrupted;
-  const std::filesystem::path dir = options.out_dir.empty()
-                                        ? std::filesystem::path("reports") / scenario.name
-                                        : std::filesystem::path(options.out_dir);
+  const std::filesystem::path dir = report_dir(options.out_dir, scenario.name, "");
   const std::string reproduce = reproduce_command(options, result.seed);
   std::optional<std::string> error = write_report_files(result, dir, reproduce);
   if (!error && seed_report)

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/terminal_text.h"
+
 namespace rlsim::exit_code {
 constexpr int kOk = 0;
 constexpr int kInternal = 1;     // a bug in rlsim (an assertion aborts instead, with a message)
@@ -25,7 +27,10 @@ namespace rlsim {
 // code to exit with (exit_code::k*).
 class RunError : public std::runtime_error {
  public:
-  RunError(const std::string& message, int code) : std::runtime_error(message), exit_code(code) {}
+  // The message may quote a script's error or a server's reply: its control characters are
+  // escaped (core/terminal_text.h), since main prints it on a terminal.
+  RunError(const std::string& message, int code)
+      : std::runtime_error(escape_controls(message)), exit_code(code) {}
   int exit_code;
 };
 

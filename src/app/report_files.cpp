@@ -4,9 +4,20 @@
 
 #include <fstream>
 
+#include "core/check.h"
 #include "report/html_report.h"
 
 namespace rlsim {
+
+std::filesystem::path report_dir(const std::string& out_dir, const std::string& scenario_name,
+                                 const std::string& suffix) {
+  if (!out_dir.empty()) return out_dir;
+  const std::filesystem::path name(scenario_name + suffix);
+  RLSIM_CHECK(!scenario_name.empty() && scenario_name.front() != '.' && name.filename() == name &&
+              name.is_relative());
+  return std::filesystem::path("reports") / name;
+}
+
 std::optional<std::string> write_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out || !(out << text) || !out.flush())

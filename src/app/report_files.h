@@ -9,6 +9,13 @@
 
 namespace rlsim {
 
+// Where a run's (or sweep's) files go: `out_dir` when given, else reports/<scenario_name><suffix>.
+// The name comes from the scenario file; the loader allows only names that are one plain path
+// component (scenario/reader.h: valid_name), and this checks it again, so that no scenario can
+// make rlsim write outside reports/ (a name "..", "a/b" or "/etc").
+std::filesystem::path report_dir(const std::string& out_dir, const std::string& scenario_name,
+                                 const std::string& suffix);
+
 // Writes `text` to `path` (replacing it); an error message naming the file, or nullopt.
 std::optional<std::string> write_file(const std::filesystem::path& path, const std::string& text);
 

@@ -424,9 +424,7 @@ std::optional<std::string> write_sweep_files(const std::filesystem::path& dir,
 // Writes the sweep's files and prints its table (or sweep.json with --json); the exit code.
 int finish_sweep(const SweepOptions& options, const SweepResult& sweep, std::size_t runs) {
   const ordered_json out = sweep_json(sweep);
-  const std::filesystem::path dir =
-      options.out_dir.empty() ? std::filesystem::path("reports") / (sweep.scenario_name + "-sweep")
-                              : std::filesystem::path(options.out_dir);
+  const std::filesystem::path dir = report_dir(options.out_dir, sweep.scenario_name, "-sweep");
   const auto rows = table_rows(sweep.parameters, sweep.points, sweep.metrics);
   const auto& seeds = sweep.seeds;
   std::string spread_note = seeds.size() > 1 ? fmt::format("Over seeds {}..{}: mean [p5 .. p95].",
@@ -470,8 +468,10 @@ PreparedSweep prepare_sweep(const SweepOptions& options) {
   // The unchanged scenario first: its own errors are reported as they are.
   const Scenario base = load_scenario(options.scenario_path);
   resolve_strategies(base, options.scenario_path);
+  // The same text again, as JSON in its own key order (load_scenario checked it); comments are
+  // allowed as in load_scenario, and dropped: each point is parsed from this JSON's dump.
   const std::string text = read_text(options.scenario_path);
-  const ordered_json document = ordered_json::parse(text);
+  const ordered_json document = ordered_json::parse(text, nullptr, true, /*ignore_comments=*/true);
 
   PreparedSweep prepared;
   prepared.scenario_sha1 = sha1_hex(text);

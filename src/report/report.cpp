@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/terminal_text.h"
 #include "report/fault_report.h"
 #include "report/partial.h"
 #include "report/result_json.h"
@@ -144,7 +145,8 @@ std::string metrics_text(const ordered_json& metrics) {
   std::string out;
   for (const auto& [key, value] : metrics.items()) {
     if (!out.empty()) out += ", ";
-    out += key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+    out +=
+        key + "=" + (value.is_string() ? escape_controls(value.get<std::string>()) : value.dump());
   }
   return out;
 }
@@ -227,7 +229,7 @@ std::string report_table(const RunResult& result, bool color) {
   std::string out;
   out += paint(fmt::format("rlsim: {}", scenario.name), "1") + "\n";
   if (result.partial) out += paint(partial_notice(result), "1;33") + "\n";
-  if (!scenario.description.empty()) out += scenario.description + "\n";
+  if (!scenario.description.empty()) out += escape_controls(scenario.description) + "\n";
   for (const auto& limit : scenario.limits) {
     out += fmt::format("limit {}: {} per {} per {}\n", limit.name, limit.limit,
                        format_duration(limit.window_us), to_string(limit.key));

@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 
+#include "core/file_text.h"
 #include "scenario/faults.h"
+#include "scenario/json_text.h"
 #include "scenario/load_clocks.h"
 #include "scenario/load_regions.h"
 #include "scenario/reader.h"
@@ -29,28 +29,10 @@ constexpr std::pair<const char*, BalancerPolicy> kPolicies[] = {
 constexpr std::pair<const char*, Arrival> kArrivals[] = {
     {"poisson", Arrival::kPoisson}, {"constant", Arrival::kConstant}, {"burst", Arrival::kBurst}};
 
-bool valid_name(const std::string& name) {
-  if (name.empty() || name.size() > 64) return false;
-  for (char c : name) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
-      return false;
-  }
-  return true;
-}
-
-std::string name_field(ObjectReader& reader, const std::string& key, const std::string* fallback) {
-  std::string name = reader.string_field(key, fallback);
-  if (!valid_name(name)) {
-    reader.fail(reader.path_of(key),
-                fmt::format("expected 1 to 64 characters from [A-Za-z0-9_.-], got \"{}\"", name));
-  }
-  return name;
-}
-
 Limit read_limit(const json& value, const std::string& path, const std::string& file) {
   ObjectReader reader(value, path, file);
   Limit limit;
-  limit.name = name_field(reader, "name", nullptr);
+  limit.name = reader.name_field("name", nullptr);
   limit.key = reader.enum_field("key", LimitKey::kUser, kLimitKeys);
   limit.limit = reader.int_field("limit", nullptr, 1, ScenarioBounds::kMaxLimitValue);
   limit.window_us =
@@ -107,7 +89,7 @@ TrafficGroup read_traffic(const json& value, const std::string& path, const std:
                           DurationUs duration_us) {
   ObjectReader reader(value, path, file);
   TrafficGroup group;
-  group.name = name_field(reader, "name", nullptr);
+  group.name = reader.name_field("name", nullptr);
   const std::int64_t one = 1;
   group.users = reader.int_field("users", &one, 1, ScenarioBounds::kMaxUsersPerGroup);
   group.rate_per_s = reader.rate_field("rate", true, 0);
@@ -220,11 +202,7 @@ StrategySpec read_strategy(const json& value, const std::string& path, const std
     for (auto it = value.begin(); it != value.end(); ++it) {
       if (it.key() != "name" && it.key() != "label") spec.params[it.key()] = it.value();
     }
-    spec.label = reader.string_field("label", &spec.name);
-    if (!valid_name(spec.label))
-      reader.fail(
-          reader.path_of("label"),
-          fmt::format("expected 1 to 64 characters from [A-Za-z0-9_.-], got \"{}\"", spec.label));
+    spec.label = reader.name_field("label", &spec.name);
   } else {
     ObjectReader(json::object(), path, file)
         .fail(path, fmt::format("expected a strategy name or an object with \"name\", got {}",
@@ -233,67 +211,6 @@ StrategySpec read_strategy(const json& value, const std::string& path, const std
   if (spec.label.empty()) spec.label = spec.name;
   return spec;
 }
-
-// Tracks the JSON path while nlohmann parses, to reject an object that repeats a key: the parser
-// would otherwise keep the last value silently ({"limit": 5, "limit": 500}).
-class DuplicateKeyCheck {
- public:
-  explicit DuplicateKeyCheck(const std::string& file) : file_(file) {}
-
-  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-      case json::parse_event_t::array_start:
-        frames_.push_back(Frame{event == json::parse_event_t::array_start, 0, {}, {}});
-        break;
-      case json::parse_event_t::key: {
-        Frame& frame = frames_.back();
-        frame.key = parsed.get<std::string>();
-        if (!frame.keys.insert(frame.key).second)
-          throw ScenarioError(scenario_error_message(
-              file_, path(), "duplicate field (a JSON object must not repeat a key)"));
-        break;
-      }
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        frames_.pop_back();
-        element_done();
-        break;
-      case json::parse_event_t::value:
-        element_done();
-        break;
-    }
-    return true;
-  }
-
- private:
-  struct Frame {
-    bool is_array = false;
-    std::size_t index = 0;  // arrays: the element being parsed
-    std::string key;        // objects: the key being parsed
-    std::set<std::string> keys;
-  };
-
-  void element_done() {
-    if (!frames_.empty() && frames_.back().is_array) ++frames_.back().index;
-  }
-
-  // The path of the value being parsed, in the loader's notation: limits[0].limit
-  std::string path() const {
-    std::string out;
-    for (const Frame& frame : frames_) {
-      if (frame.is_array) {
-        out += fmt::format("[{}]", frame.index);
-      } else {
-        out += (out.empty() ? "" : ".") + frame.key;
-      }
-    }
-    return out;
-  }
-
-  const std::string& file_;
-  std::vector<Frame> frames_;
-};
 
 std::string labels_text(const std::vector<StrategySpec>& strategies) {
   std::string out;
@@ -392,43 +309,6 @@ double expected_requests(const TrafficGroup& group) {
          2.0;
 }
 
-// Turns nlohmann's byte offset into "line:column" (1-based) for syntax errors.
-std::string line_column(const std::string& text, std::size_t byte_offset) {
-  std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i < text.size() && i + 1 < byte_offset; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return fmt::format("{}:{}", line, column);
-}
-
-// The JSON of scenario text, or a ScenarioError: a syntax error at "<file>:<line>:<column>", a
-// repeated key, a number out of range.
-json parse_json(const std::string& text, const std::string& file) {
-  try {
-    return json::parse(text, DuplicateKeyCheck(file));
-  } catch (const json::parse_error& error) {
-    // nlohmann's text is "[json.exception.parse_error.N] parse error at line L, column C:
-    // <detail>"; keep only the detail, since the position is already given as line:column.
-    const std::string what = error.what();
-    const auto colon = what.find(": ");
-    const std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
-    throw ScenarioError(
-        fmt::format("{}:{}: syntax error: {}", file, line_column(text, error.byte), detail));
-  } catch (const json::out_of_range& error) {
-    // A number beyond double's range ("1e999"): nlohmann reports it as out_of_range.406,
-    // "number overflow parsing '<text>'", without a position (found by tests/fuzz).
-    const std::string what = error.what();
-    const auto bracket = what.find("] ");
-    throw ScenarioError(fmt::format(
-        "{}: {}", file, bracket == std::string::npos ? what : what.substr(bracket + 2)));
-  }
-}
-
 }  // namespace
 
 const char* to_string(LimitKey key) {
@@ -490,10 +370,10 @@ std::optional<std::vector<MetricStep>> parse_metric_path(const std::string& path
 }
 
 Scenario parse_scenario(const std::string& text, const std::string& file) {
-  const json root = parse_json(text, file);
+  const json root = parse_scenario_json(text, file);
   ObjectReader reader(root, "", file);
   Scenario scenario;
-  scenario.name = name_field(reader, "name", nullptr);
+  scenario.name = reader.name_field("name", nullptr);
   const std::string empty;
   scenario.description = reader.string_field("description", &empty);
   if (const json* seed = reader.find("seed")) {
@@ -570,13 +450,12 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
 }
 
 Scenario load_scenario(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScenarioError(fmt::format("{}: cannot read the file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().size() > 16 * 1024 * 1024)
-    throw ScenarioError(fmt::format("{}: file is larger than 16 MiB", path));
-  Scenario scenario = parse_scenario(text.str(), path);
+  // Opened without blocking and read only if it is a regular file: a named pipe, a device or a
+  // directory is refused at once with what it is.
+  FileText file = read_regular_file(path, kMaxScenarioFileBytes);
+  if (!file.error.empty())
+    throw ScenarioError(fmt::format("{}: cannot read the file: {}", path, file.error));
+  Scenario scenario = parse_scenario(file.text, path);
   scenario.file = path;
   return scenario;
 }

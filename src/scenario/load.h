@@ -22,10 +22,15 @@ struct MetricStep {
 // separated by '.', each followed by any number of [N]. nullopt when malformed.
 std::optional<std::vector<MetricStep>> parse_metric_path(const std::string& path);
 
-// Parses and validates scenario text. `file` is used only in messages. Throws ScenarioError.
+// The largest scenario file load_scenario reads.
+inline constexpr std::size_t kMaxScenarioFileBytes = 16 * 1024 * 1024;
+
+// Parses and validates scenario text (JSON with comments: scenario/json_text.h). `file` is used
+// only in messages. Throws ScenarioError.
 Scenario parse_scenario(const std::string& text, const std::string& file);
 
-// Reads `path` and parses it. Throws ScenarioError (also when the file cannot be read).
+// Reads `path` and parses it. Throws ScenarioError (also when the file cannot be read, is not a
+// regular file or is larger than kMaxScenarioFileBytes).
 Scenario load_scenario(const std::string& path);
 
 }  // namespace rlsim

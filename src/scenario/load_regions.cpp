@@ -38,19 +38,16 @@ int read_region_list(ObjectReader& regions, RegionsSpec& spec,
         region.fail(region.path_of("ntp"),
                     "expected an object {\"interval\", \"max_error\", ...} or \"off\"");
     }
-    const json& name = region.require("name");
-    if (!name.is_string() || name.get<std::string>().empty() || name.get<std::string>().size() > 64)
-      region.fail(region.path_of("name"), "expected a name of 1 to 64 characters");
+    const std::string name = region.name_value(region.require("name"), region.path_of("name"));
     for (const RegionSpec& other : spec.list) {
-      if (other.name == name.get<std::string>())
-        region.fail(region.path_of("name"), "duplicate region");
+      if (other.name == name) region.fail(region.path_of("name"), "duplicate region");
     }
     const json& instances = region.require("instances");
     if (!instances.is_number_integer() || instances.get<std::int64_t>() < 1 ||
         instances.get<std::int64_t>() > ScenarioBounds::kMaxInstances)
       region.fail(region.path_of("instances"),
                   fmt::format("expected an integer from 1 to {}", ScenarioBounds::kMaxInstances));
-    spec.list.push_back(RegionSpec{name.get<std::string>(), instances.get<int>()});
+    spec.list.push_back(RegionSpec{name, instances.get<int>()});
     total += instances.get<int>();
   }
   return total;
@@ -122,9 +119,7 @@ void assign_regions(const ObjectReader& root, int total,
 
 void read_traffic_region(ObjectReader& group_reader, TrafficGroup& group) {
   if (const json* region = group_reader.find("region")) {
-    if (!region->is_string())
-      group_reader.fail(group_reader.path_of("region"), "expected a region name");
-    group.region_name = region->get<std::string>();
+    group.region_name = group_reader.name_value(*region, group_reader.path_of("region"));
   }
   if (const json* roaming = group_reader.find("roaming")) {
     if (!roaming->is_number() || roaming->get<double>() < 0 || roaming->get<double>() > 1)
@@ -150,8 +145,8 @@ void read_regions(ObjectReader& root, Scenario& scenario) {
   const int total = read_region_list(regions, spec, region_ntp);
   read_rtt(regions, spec);
   if (const json* home = regions.find("home")) {
-    if (!home->is_string()) regions.fail("regions.home", "expected a region name");
-    spec.home = region_index(regions, spec, home->get<std::string>(), "regions.home");
+    spec.home =
+        region_index(regions, spec, regions.name_value(*home, "regions.home"), "regions.home");
   }
   assign_regions(root, total, region_ntp, scenario);
 }

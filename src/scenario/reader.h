@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "core/time.h"
@@ -24,6 +25,22 @@ inline const char* json_type_name(const nlohmann::json& value) {
   if (value.is_array()) return "an array";
   if (value.is_object()) return "an object";
   return "null";
+}
+
+// Names: the scenario's (also its report folder, reports/<name>/), the limits', the traffic
+// groups', the strategy labels and the regions'. One character set for all of them, so that a name
+// is a safe file name (never "." or "..", never a hidden file, never a path) and prints as it is in
+// a terminal, HTML and SVG. The bundled scenarios' names all fit.
+inline constexpr std::size_t kMaxNameLength = 64;
+inline constexpr const char* kNameRule =
+    "1 to 64 characters from [A-Za-z0-9_.-], not starting with '.'";
+
+inline bool valid_name(std::string_view name) {
+  if (name.empty() || name.size() > kMaxNameLength || name.front() == '.') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.';
+  });
 }
 
 // Reads one JSON object field by field, tracking the JSON path for messages, and rejects fields it
@@ -81,6 +98,22 @@ class ObjectReader {
     if (!value->is_string())
       fail(path_of(key), fmt::format("expected a string, got {}", json_type_name(*value)));
     return value->get<std::string>();
+  }
+
+  // A name (see valid_name) at `path`.
+  const std::string& check_name(const std::string& name, const std::string& path) const {
+    if (!valid_name(name)) fail(path, fmt::format("expected {}, got \"{}\"", kNameRule, name));
+    return name;
+  }
+  // The field `key` as a name: a string that valid_name accepts.
+  std::string name_field(const std::string& key, const std::string* fallback) {
+    return check_name(string_field(key, fallback), path_of(key));
+  }
+  // As name_field for a field whose value is not necessarily a string (its type is named).
+  std::string name_value(const json& value, const std::string& path) const {
+    if (!value.is_string())
+      fail(path, fmt::format("expected a name ({}), got {}", kNameRule, json_type_name(value)));
+    return check_name(value.get<std::string>(), path);
   }
 
   std::int64_t int_field(const std::string& key, const std::int64_t* fallback, std::int64_t min,

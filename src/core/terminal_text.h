@@ -1,0 +1,16 @@
+#pragma once
+// Text from a scenario file (a description, a value quoted in an error message) shown on a
+// terminal: a file must not be able to move the cursor, recolour the screen, set the window title
+// or write to the clipboard through escape sequences.
+#include <string>
+#include <string_view>
+
+namespace rlsim {
+
+// `text` with every control character written as a visible escape: the C0 controls (newline,
+// tab and ESC included) and DEL as \xNN, and the C1 controls U+0080..U+009F (CSI, OSC in their
+// 8-bit form, two bytes in UTF-8) as \xc2\xNN. Every other byte is kept, so printable UTF-8 is
+// unchanged. Every string a command prints from a scenario goes through this.
+std::string escape_controls(std::string_view text);
+
+}  // namespace rlsim
