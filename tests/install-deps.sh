@@ -6,13 +6,16 @@
 #   default: that, and what the test suite needs: Catch2, python3 (tests/check-includes.py),
 #            redis-server for the real-Redis tests, GNU parallel for the sharded sweep test,
 #            chromium and xmllint for the HTML report test,
-#            clang-format for the format check, clang (libFuzzer) and clang-tidy.
+#            clang-format for the format check, clang (libFuzzer) and clang-tidy; for tests/package.sh
+#            dpkg-dev and file (cpack's dpkg-shlibdeps), man-db, groff-base and bsdextrautils (the
+#            manual page), bash-completion.
 set -euo pipefail
 packages=(cmake make g++ pkg-config libcli11-dev libfmt-dev libasio-dev libhiredis-dev nlohmann-json3-dev
   liblua5.1-0-dev)
 if [ "${1:-}" != "--build" ]; then
   packages+=(catch2 python3 redis-server redis-tools parallel
-    chromium libxml2-utils clang-format clang clang-tidy libclang-rt-14-dev)
+    chromium libxml2-utils clang-format clang clang-tidy libclang-rt-14-dev
+    dpkg-dev file man-db groff-base bsdextrautils bash-completion)
 fi
 missing=()
 for p in "${packages[@]}"; do

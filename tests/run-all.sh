@@ -48,6 +48,9 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   git diff --exit-code --stat -- reports/ && [ -z "$(git status --porcelain -- reports/)" ] ||
     { echo "reports/ differs from what tests/regen-reports.sh generates: commit them" >&2; exit 1; }
 fi
+# Installs like a Debian tool: `cmake --install` into a temporary prefix, the .deb that cpack builds
+# installed with apt-get and run from /usr/share/rlsim, `man rlsim`, bash completion; then removed.
+tests/package.sh build
 # The embedded Redis against the real one: a corpus of replies, then every bundled scenario's
 # decisions on both backends (docs/real-redis.md). Any difference fails.
 build/rlsim conformance --redis "redis://127.0.0.1:$redis_port" scenarios/*.json

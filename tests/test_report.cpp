@@ -127,3 +127,25 @@ TEST_CASE("the table names every strategy and colours only on request") {
   CHECK(plain.find('\033') == std::string::npos);
   CHECK(report_table(result, true).find('\033') != std::string::npos);
 }
+
+TEST_CASE("a label longer than the strategy column widens it and keeps the columns aligned") {
+  const std::string long_label = "a_label_of_thirty_two_characters";
+  const Scenario s =
+      parse_scenario(std::string(kScenario).replace(std::string(kScenario).find("\"central\""), 9,
+                                                    "\"" + long_label + "\""),
+                     "t.json");
+  const std::string table = report_table(rlsim::testing::run_text(s), false);
+  // Each line of the table and of the verdicts: where its second column starts.
+  const auto second_column = [&table](const std::string& first) {
+    const auto line = table.find("\n" + first + " ");
+    REQUIRE(line != std::string::npos);
+    return table.find_first_not_of(' ', line + 1 + first.size()) - line - 1;
+  };
+  CHECK(second_column("strategy") == long_label.size() + 1 + 9 - std::string("offered").size());
+  CHECK(second_column("in_memory") == second_column(long_label));
+  // The verdict lines: the label column as wide, then the sparkline.
+  const auto verdicts = table.find("and verdicts\n");
+  REQUIRE(verdicts != std::string::npos);
+  CHECK(table.substr(verdicts + 13, long_label.size() + 1) ==
+        std::string("in_memory") + std::string(long_label.size() + 1 - 9, ' '));
+}

@@ -38,6 +38,8 @@ Subcommand list_subcommand();         // app/cmd_list.cpp
 Subcommand explain_subcommand();      // app/cmd_explain.cpp
 Subcommand bench_subcommand();        // app/cmd_bench.cpp
 Subcommand conformance_subcommand();  // app/cmd_conformance.cpp
+Subcommand man_subcommand();          // app/cmd_man.cpp
+Subcommand completion_subcommand();   // app/cmd_completion.cpp
 
 // What runs `command` on the parsed `options` while an InterruptWatch catches Ctrl-C: for a
 // command that a first SIGINT stops cleanly, exit 130 (check: no verdict; sweep: the complete

@@ -235,18 +235,19 @@ std::string report_table(const RunResult& result, bool color) {
                        format_duration(limit.window_us), to_string(limit.key));
   }
   out += "\n";
+  const std::size_t label_width = label_column_width(result);
   out += fmt::format(
-      "{:<22} {:>9} {:>9} {:>9} {:>7} {:>9} {:>8} {:>9} {:>8} {:>9} {:>7} {:>6} {:>8} {:>8}\n",
-      "strategy", "offered", "allowed", "denied", "errors", "overshoot", "rolling", "excess",
-      "false_dn", "slog_err", "cmd/req", "rt/req", "p50_us", "p99_us");
+      "{:<{}} {:>9} {:>9} {:>9} {:>7} {:>9} {:>8} {:>9} {:>8} {:>9} {:>7} {:>6} {:>8} {:>8}\n",
+      "strategy", label_width, "offered", "allowed", "denied", "errors", "overshoot", "rolling",
+      "excess", "false_dn", "slog_err", "cmd/req", "rt/req", "p50_us", "p99_us");
   for (const auto& strategy : result.strategies) {
     const OracleTotals& totals = strategy.totals;
     const Worst worst = worst_over_limits(totals);
     const std::string overshoot_text = fmt::format("{:>8.2f}x", worst.overshoot);
     out += fmt::format(
-        "{:<22} {:>9} {:>9} {:>9} {:>7} {} {:>7.2f}x {:>9} {:>8} {:>8.3f}% {:>7.2f} {:>6.2f} {:>8} "
+        "{:<{}} {:>9} {:>9} {:>9} {:>7} {} {:>7.2f}x {:>9} {:>8} {:>8.3f}% {:>7.2f} {:>6.2f} {:>8} "
         "{:>8}\n",
-        strategy.label, totals.offered, totals.allowed, totals.denied, totals.errors,
+        strategy.label, label_width, totals.offered, totals.allowed, totals.denied, totals.errors,
         paint(overshoot_text, worst.overshoot > 1.0001 ? "31" : "32"), worst.rolling_overshoot,
         worst.excess, worst.false_denials, sliding_log_percent(worst),
         per_request(strategy.redis_commands, totals.offered),

@@ -27,6 +27,18 @@ std::string sparkline(const std::vector<double>& values, double top, std::size_t
   return out;
 }
 
+std::size_t label_column_width(const RunResult& result) {
+  std::size_t width = 22;
+  for (const auto& strategy : result.strategies) {
+    // UTF-8: every byte but a continuation byte (10xxxxxx) starts a code point.
+    const auto points = std::count_if(strategy.label.begin(), strategy.label.end(), [](char c) {
+      return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    });
+    width = std::max(width, static_cast<std::size_t>(points));
+  }
+  return width;
+}
+
 std::string strategy_lines(const RunResult& result, bool color) {
   constexpr std::size_t kWidth = 40;
   double top = 0;
@@ -36,6 +48,7 @@ std::string strategy_lines(const RunResult& result, bool color) {
   const Scenario& scenario = *result.scenario;
   std::string out = fmt::format("\nadmitted per {} window (one scale, top {:.0f}), and verdicts\n",
                                 format_duration(scenario.limits.front().window_us), top);
+  const std::size_t label_width = label_column_width(result);
   for (const auto& strategy : result.strategies) {
     std::vector<double> admitted;
     for (const auto& point : strategy.totals.series)
@@ -69,7 +82,7 @@ std::string strategy_lines(const RunResult& result, bool color) {
           false_denials, round_trips);
     }
     const std::string spark = sparkline(admitted, top, kWidth);
-    out += fmt::format("{:<22} {}{} {}{}\n", strategy.label, spark,
+    out += fmt::format("{:<{}} {}{} {}{}\n", strategy.label, label_width, spark,
                        std::string(kWidth - std::min(kWidth, admitted.size()), ' '), text, detail);
   }
   return out;
