@@ -139,12 +139,12 @@ TEST_CASE("key prefixes follow the lesson and stay apart when kinds repeat") {
 TEST_CASE("the registry holds every strategy file's declaration, in its order") {
   std::vector<std::string> names;
   for (const auto& info : strategy_registry()) names.push_back(info.name);
-  CHECK(names ==
-        std::vector<std::string>{"in_memory", "redis_fixed_window", "redis_fixed_window_lua",
-                                 "redis_sliding_log", "redis_sliding_counter", "redis_token_bucket",
-                                 "redis_gcra", "custom_lua", "multi_limit", "sharded_global",
-                                 "local_budget", "token_reservation", "region_local",
-                                 "global_redis", "crdt_counter", "envoy_local", "kong"});
+  CHECK(names == std::vector<std::string>{
+                     "in_memory", "redis_fixed_window", "redis_fixed_window_lua",
+                     "redis_sliding_log", "redis_sliding_counter", "redis_token_bucket",
+                     "redis_gcra", "custom_lua", "multi_limit", "sharded_global", "local_budget",
+                     "token_reservation", "region_local", "global_redis", "crdt_counter",
+                     "envoy_local", "kong", "gubernator"});
   CHECK(strategy_names().rfind("in_memory, redis_fixed_window, ", 0) == 0);
 }
 
