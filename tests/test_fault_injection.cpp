@@ -9,10 +9,11 @@ using namespace rlsim;
 
 namespace {
 
-const FaultType kAllTypes[] = {
-    FaultType::kRedisDown,  FaultType::kRedisLatency,  FaultType::kRedisSlow,
-    FaultType::kPartition,  FaultType::kInstanceCrash, FaultType::kClockOffset,
-    FaultType::kClockDrift, FaultType::kClockJump,     FaultType::kRedisRestart};
+const FaultType kAllTypes[] = {FaultType::kRedisDown,     FaultType::kRedisLatency,
+                               FaultType::kRedisSlow,     FaultType::kPartition,
+                               FaultType::kInstanceCrash, FaultType::kClockOffset,
+                               FaultType::kClockDrift,    FaultType::kClockJump,
+                               FaultType::kRedisRestart,  FaultType::kPeerPartition};
 
 }  // namespace
 
@@ -31,7 +32,30 @@ TEST_CASE("fault effects: what each type does while active") {
     CHECK(row.cuts_instances_off == (type == FaultType::kPartition));
     CHECK(row.crashes_instances == (type == FaultType::kInstanceCrash));
     CHECK(row.loses_data == (type == FaultType::kRedisRestart));
+    CHECK(row.cuts_peer_links == (type == FaultType::kPeerPartition));
   }
+}
+
+TEST_CASE("fault effects: a peer partition cuts the links across its split, not Redis") {
+  FaultSpec listed;
+  listed.type = FaultType::kPeerPartition;
+  listed.all_instances = false;
+  listed.instances = {0, 3};
+  CHECK(compose_conditions({&listed}).down == DownMode::kUp);
+  PeerLinks links;
+  CHECK_FALSE(links.cut(0, 1));
+  links.set_partitions({&listed});
+  CHECK(links.cut(0, 1));        // listed -> other
+  CHECK(links.cut(1, 3));        // other -> listed
+  CHECK_FALSE(links.cut(0, 3));  // both listed: the same side
+  CHECK_FALSE(links.cut(1, 2));  // both others
+  FaultSpec everyone = listed;
+  everyone.all_instances = true;
+  links.set_partitions({&everyone});
+  CHECK(links.cut(1, 2));
+  CHECK_FALSE(links.cut(2, 2));  // an instance always reaches itself
+  links.set_partitions({});
+  CHECK_FALSE(links.cut(0, 1));
 }
 
 TEST_CASE("fault effects: a restarting Redis refuses connections") {

@@ -84,13 +84,27 @@ TEST_CASE("faults: parsed with their defaults") {
   CHECK(s.faults[4].for_us == kUsPerS);  // down to the end of the run
 }
 
+TEST_CASE("faults: a peer partition lists one side of the cut") {
+  const Scenario s = parse_scenario(
+      scenario_text(R"({"type": "peer_partition", "at": "1s", "for": "2s", "instances": [1, 2]},
+                      {"type": "peer_partition", "at": "3s", "for": "1s", "instances": "all"})",
+                    "\"redis_fixed_window\""),
+      "t.json");
+  REQUIRE(s.faults.size() == 2);
+  CHECK(s.faults[0].type == FaultType::kPeerPartition);
+  CHECK(std::string(to_string(s.faults[0].type)) == "peer_partition");
+  CHECK(s.faults[0].instances == std::vector<std::uint32_t>{1, 2});
+  CHECK_FALSE(s.faults[0].all_instances);
+  CHECK(s.faults[0].for_us == 2 * kUsPerS);
+  CHECK(s.faults[1].all_instances);
+}
+
 TEST_CASE("faults: every mistake names the path and what was expected") {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"({"type": "meteor", "at": "1s", "for": "1s"})",
        "t.json: faults[0].type: expected one of \"redis_down\", \"redis_latency\", "
-       "\"redis_slow\", \"partition\", \"instance_crash\", \"redis_restart\", \"clock_offset\", "
-       "\"clock_drift\", "
-       "\"clock_jump\", got \"meteor\""},
+       "\"redis_slow\", \"partition\", \"instance_crash\", \"redis_restart\", "
+       "\"peer_partition\", \"clock_offset\", \"clock_drift\", \"clock_jump\", got \"meteor\""},
       {R"({"type": "redis_down", "at": "1s"})", "t.json: faults[0].for: required field is missing"},
       {R"({"type": "redis_down", "at": "1s", "for": "5s"})",
        "t.json: faults[0].for: expected a duration from 1us to 3s, got \"5s\""},
@@ -111,6 +125,10 @@ TEST_CASE("faults: every mistake names the path and what was expected") {
       {R"({"type": "partition", "at": "1s", "for": "1s", "instances": "some"})",
        "t.json: faults[0].instances: expected \"all\" or a non-empty array of instance ids, got "
        "\"some\""},
+      {R"({"type": "peer_partition", "at": "1s", "for": "1s"})",
+       "t.json: faults[0].instances: required field is missing (\"all\" or a list of ids)"},
+      {R"({"type": "peer_partition", "at": "1s", "for": "1s", "instances": [0], "mode": "refuse"})",
+       "t.json: faults[0].mode: unknown field (expected one of: at, for, instances, type)"},
       {R"({"type": "redis_down", "at": "1s", "for": "1s", "nodes": [0]})",
        "t.json: faults[0].nodes: a node index needs \"redis.cluster\" (the scenario has one Redis "
        "node)"},

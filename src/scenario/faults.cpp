@@ -74,6 +74,9 @@ void read_crash(ObjectReader& reader, FaultSpec& fault, DurationUs until_end_us)
 
 void read_restart(ObjectReader&, FaultSpec& fault, DurationUs) { fault.mode = FaultMode::kRefuse; }
 
+// No fields of its own: a cut link drops packets, so a peer's call waits out its own timeout.
+void read_peer_partition(ObjectReader&, FaultSpec&, DurationUs) {}
+
 // The table of fault types: one row per type.
 constexpr FaultTypeRow kFaultTypes[] = {
     {"redis_down", FaultType::kRedisDown, Target::kNode, true, read_down},
@@ -83,6 +86,9 @@ constexpr FaultTypeRow kFaultTypes[] = {
     {"instance_crash", FaultType::kInstanceCrash, Target::kInstances, false, read_crash},
     // Refuses connections for `for` (the restart) and comes back empty: no persistence.
     {"redis_restart", FaultType::kRedisRestart, Target::kNode, true, read_restart},
+    // Cuts the links between the listed instances and the others (peers that talk to each
+    // other, as gubernator's); Redis stays reachable.
+    {"peer_partition", FaultType::kPeerPartition, Target::kInstances, true, read_peer_partition},
 };
 
 // The row of `type`; null for the clock faults (load_clocks.cpp reads them).

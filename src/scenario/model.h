@@ -170,7 +170,8 @@ enum class FaultType {
   kClockOffset,
   kClockDrift,
   kClockJump,
-  kRedisRestart
+  kRedisRestart,
+  kPeerPartition
 };
 enum class FaultMode { kRefuse, kBlackhole };
 

@@ -3,7 +3,8 @@
 // run's server (the front every strategy call is made on), the cluster behind it when the scenario
 // has one (embedded or real; the front then only routes), and with regions one server per other
 // region (the home region's is the front). Strategies reach it through StrategyEnv, faults act on
-// its nodes, the report sums its statistics.
+// its nodes, the report sums its statistics. It also holds the links between the app instances
+// (world/peer_links.h), which peer_partition faults cut.
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -16,6 +17,7 @@
 #include "redis/mock_store.h"
 #include "redis/server.h"
 #include "scenario/model.h"
+#include "world/peer_links.h"
 
 namespace rlsim {
 
@@ -67,6 +69,10 @@ class Deployment {
 
   // The calls made from now on are made on client `client`'s connections, on every server.
   void set_current_client(ClientId client);
+  // The instance-to-instance links (peer_partition faults).
+  PeerLinks& peer_links() { return peer_links_; }
+  const PeerLinks& peer_links() const { return peer_links_; }
+
   // Calls not answered yet, over every server and the cluster.
   std::size_t in_flight() const;
   DeploymentTotals totals() const;
@@ -80,6 +86,7 @@ class Deployment {
   std::vector<RedisServer*> regions_;    // by region index; {&server_} without regions
   std::uint32_t home_ = 0;
   bool has_regions_ = false;
+  PeerLinks peer_links_;
 };
 
 }  // namespace rlsim

@@ -38,16 +38,17 @@ void compose_latency(const FaultSpec& fault, RedisConditions& conditions) {
 }
 
 // The table of fault effects: one row per type, in FaultType's order.
-constexpr std::array<FaultEffectRow, 9> kFaultEffects = {{
-    {FaultType::kRedisDown, compose_down, false, false, false, false},
-    {FaultType::kRedisLatency, compose_latency, false, false, false, false},
-    {FaultType::kRedisSlow, nullptr, true, false, false, false},
-    {FaultType::kPartition, compose_partition, false, true, false, false},
-    {FaultType::kInstanceCrash, nullptr, false, false, true, false},
-    {FaultType::kClockOffset, nullptr, false, false, false, false},
-    {FaultType::kClockDrift, nullptr, false, false, false, false},
-    {FaultType::kClockJump, nullptr, false, false, false, false},
-    {FaultType::kRedisRestart, compose_down, false, false, false, true},
+constexpr std::array<FaultEffectRow, 10> kFaultEffects = {{
+    {FaultType::kRedisDown, compose_down, false, false, false, false, false},
+    {FaultType::kRedisLatency, compose_latency, false, false, false, false, false},
+    {FaultType::kRedisSlow, nullptr, true, false, false, false, false},
+    {FaultType::kPartition, compose_partition, false, true, false, false, false},
+    {FaultType::kInstanceCrash, nullptr, false, false, true, false, false},
+    {FaultType::kClockOffset, nullptr, false, false, false, false, false},
+    {FaultType::kClockDrift, nullptr, false, false, false, false, false},
+    {FaultType::kClockJump, nullptr, false, false, false, false, false},
+    {FaultType::kRedisRestart, compose_down, false, false, false, true, false},
+    {FaultType::kPeerPartition, nullptr, false, false, false, false, true},
 }};
 
 }  // namespace
@@ -112,6 +113,7 @@ FaultInjector::FaultInjector(const Scenario& scenario, Deployment& deployment, I
     : scenario_(scenario),
       server_(deployment.front()),
       cluster_(deployment.cluster()),
+      peer_links_(deployment.peer_links()),
       pool_(pool),
       observer_(observer),
       active_(scenario.faults.size(), false),
@@ -182,6 +184,10 @@ void FaultInjector::apply() {
       cluster_->node(n).set_conditions(compose_conditions(hitting));
     }
   }
+  std::vector<const FaultSpec*> peer_partitions;
+  for (const FaultSpec* fault : active)
+    if (fault_effect(fault->type).cuts_peer_links) peer_partitions.push_back(fault);
+  peer_links_.set_partitions(peer_partitions);
   // Partitions of listed instances: each instance any partition ever listed is set again.
   const auto cuts_off = [](const FaultSpec& fault) {
     return fault_effect(fault.type).cuts_instances_off && !fault.all_instances;

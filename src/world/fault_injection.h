@@ -31,6 +31,9 @@ struct FaultEffectRow {
   bool crashes_instances;
   // Empties the nodes it hits at its start: their keys and scripts are gone (redis_restart).
   bool loses_data;
+  // Cuts the links between the instances it lists and the others (peer_partition): the
+  // deployment's PeerLinks.
+  bool cuts_peer_links;
 };
 
 // The row of `type`. Clock faults have rows that do nothing here: clocks are functions of time
@@ -56,7 +59,8 @@ std::vector<SlowPeriod> slow_periods(const std::vector<FaultSpec>& faults,
 
 // Applies the scenario's faults to one run's deployment and instances. Redis faults hit each
 // region's Redis (by `region`) and, with a cluster (docs/cluster.md), its nodes (all, or those a
-// fault's `nodes` lists); partitions cut instances off from every node.
+// fault's `nodes` lists); partitions cut instances off from every node, peer partitions cut the
+// links between instances.
 class FaultInjector {
  public:
   // Everything referenced outlives the injector. `observer` is told of crashed and restarted
@@ -83,6 +87,7 @@ class FaultInjector {
   const Scenario& scenario_;
   RedisServer& server_;                // the deployment's front
   RedisCluster* cluster_;              // the deployment's cluster, or null
+  PeerLinks& peer_links_;              // the deployment's instance-to-instance links
   std::vector<RedisServer*> servers_;  // by region; {&server_} without regions
   InstancePool& pool_;
   InstanceObserver& observer_;
