@@ -144,7 +144,7 @@ TEST_CASE("the registry holds every strategy file's declaration, in its order") 
                      "redis_sliding_log", "redis_sliding_counter", "redis_token_bucket",
                      "redis_gcra", "custom_lua", "multi_limit", "sharded_global", "local_budget",
                      "token_reservation", "region_local", "global_redis", "crdt_counter",
-                     "envoy_local", "kong", "rate_limiter_flexible"});
+                     "envoy_local", "kong", "rate_limiter_flexible", "doorman"});
   CHECK(strategy_names().rfind("in_memory, redis_fixed_window, ", 0) == 0);
 }
 

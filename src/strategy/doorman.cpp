@@ -704,6 +704,46 @@ BucketShape doorman_shape(const ParamReader& params, const Limit& limit) {
   return {static_cast<double>(limit.limit), parse_doorman_params(params).capacity(limit)};
 }
 
+std::vector<ParamSpec> doorman_params() {
+  return {ParamSpec{"algorithm",
+                    ParamType::kEnum,
+                    "FAIR_SHARE",
+                    "how the server divides capacity (algorithm.kind)",
+                    {"NO_ALGORITHM", "STATIC", "PROPORTIONAL_SHARE", "FAIR_SHARE"},
+                    false},
+          param("capacity", ParamType::kRate, nullptr,
+                "the resource's capacity, a rate (default: each limit's limit per window)"),
+          param("lease_length", ParamType::kDuration, "300s",
+                "how long a lease lasts, whole seconds, at least refresh_interval"),
+          param("refresh_interval", ParamType::kDuration, "5s",
+                "how often a client refreshes, whole seconds, at least 1s"),
+          param("learning_mode_duration", ParamType::kDuration, nullptr,
+                "learning mode after the server becomes master (default: lease_length; 0s: none)"),
+          param("safe_capacity", ParamType::kString, "",
+                "per client when the server is unreachable: \"-1\" no limit, \"0\" stop, or a rate "
+                "such as \"2/s\" (empty: capacity / clients); used with on_expiry safe_capacity"),
+          param("minimum_refresh_interval", ParamType::kDuration, "5s",
+                "the client's MinimumRefreshInterval option: the shortest time between refreshes"),
+          ParamSpec{"on_expiry",
+                    ParamType::kEnum,
+                    "keep",
+                    "keep: the Go client (RPCs retried forever, the lease kept); zero: an expired "
+                    "lease becomes 0; safe_capacity: the last safe_capacity received",
+                    {"keep", "zero", "safe_capacity"},
+                    false},
+          ParamSpec{"qps_timer",
+                    ParamType::kEnum,
+                    "restarted",
+                    "restarted: every waiting request re-arms the release timer (ratelimiter.go); "
+                    "periodic: releases keep their interval",
+                    {"restarted", "periodic"},
+                    false},
+          param("max_wait", ParamType::kDuration, "1s",
+                "how long a request waits for a release before it is refused (its context)"),
+          param("release_on_stop", ParamType::kBool, true,
+                "a stopping instance releases its leases (Client.Close)")};
+}
+
 StrategyInfo declare_doorman() {
   return StrategyInfo{
       "doorman",
@@ -751,45 +791,11 @@ StrategyInfo declare_doorman() {
       "almost nothing; periodic: re-armed only by a release and by a new capacity. Simplified: "
       "one server (no tree of servers, no election), one subclient per client, priorities "
       "ignored, sums recomputed over the leases in sorted order (Doorman keeps running sums), "
-      "a retry resends fresh wants, a stopped instance releases its leases when release_on_stop "
-      "(Client.Close) and its waiting requests are refused at their deadline.",
-      {ParamSpec{"algorithm",
-                 ParamType::kEnum,
-                 "FAIR_SHARE",
-                 "how the server divides capacity (algorithm.kind)",
-                 {"NO_ALGORITHM", "STATIC", "PROPORTIONAL_SHARE", "FAIR_SHARE"},
-                 false},
-       param("capacity", ParamType::kRate, nullptr,
-             "the resource's capacity, a rate (default: each limit's limit per window)"),
-       param("lease_length", ParamType::kDuration, "300s",
-             "how long a lease lasts, whole seconds, at least refresh_interval"),
-       param("refresh_interval", ParamType::kDuration, "5s",
-             "how often a client refreshes, whole seconds, at least 1s"),
-       param("learning_mode_duration", ParamType::kDuration, nullptr,
-             "learning mode after the server becomes master (default: lease_length; 0s: none)"),
-       param("safe_capacity", ParamType::kString, "",
-             "per client when the server is unreachable: \"-1\" no limit, \"0\" stop, or a rate "
-             "such as \"2/s\" (empty: capacity / clients); used with on_expiry safe_capacity"),
-       param("minimum_refresh_interval", ParamType::kDuration, "5s",
-             "the client's MinimumRefreshInterval option: the shortest time between refreshes"),
-       ParamSpec{"on_expiry",
-                 ParamType::kEnum,
-                 "keep",
-                 "keep: the Go client (RPCs retried forever, the lease kept); zero: an expired "
-                 "lease becomes 0; safe_capacity: the last safe_capacity received",
-                 {"keep", "zero", "safe_capacity"},
-                 false},
-       ParamSpec{"qps_timer",
-                 ParamType::kEnum,
-                 "restarted",
-                 "restarted: every waiting request re-arms the release timer (ratelimiter.go); "
-                 "periodic: releases keep their interval",
-                 {"restarted", "periodic"},
-                 false},
-       param("max_wait", ParamType::kDuration, "1s",
-             "how long a request waits for a release before it is refused (its context)"),
-       param("release_on_stop", ParamType::kBool, true,
-             "a stopping instance releases its leases (Client.Close)")},
+      "a retry resends fresh wants, a client that saw no request since its last GetCapacity "
+      "refreshes again at its next request (Doorman's keeps refreshing its old wants), a "
+      "stopped instance releases its leases when release_on_stop (Client.Close) and its "
+      "waiting requests are refused at their deadline.",
+      doorman_params(),
       Algorithm::kTokenBucket,
       construct<Doorman>,
       doorman_shape,
