@@ -159,12 +159,27 @@ TEST_CASE("the registry holds every strategy file's declaration, in its order") 
                                           "rate_limiter_flexible",
                                           "limitador_cached",
                                           "bucket4j"});
-  CHECK(names == std::vector<std::string>{
-                     "in_memory", "redis_fixed_window", "redis_fixed_window_lua",
-                     "redis_sliding_log", "redis_sliding_counter", "redis_token_bucket",
-                     "redis_gcra", "custom_lua", "multi_limit", "sharded_global", "local_budget",
-                     "token_reservation", "region_local", "global_redis", "crdt_counter",
-                     "envoy_local", "kong", "envoy_ratelimit", "gubernator"});
+  CHECK(names == std::vector<std::string>{"in_memory",
+                                          "redis_fixed_window",
+                                          "redis_fixed_window_lua",
+                                          "redis_sliding_log",
+                                          "redis_sliding_counter",
+                                          "redis_token_bucket",
+                                          "redis_gcra",
+                                          "custom_lua",
+                                          "multi_limit",
+                                          "sharded_global",
+                                          "local_budget",
+                                          "token_reservation",
+                                          "region_local",
+                                          "global_redis",
+                                          "crdt_counter",
+                                          "envoy_local",
+                                          "kong",
+                                          "envoy_ratelimit",
+                                          "rate_limiter_flexible",
+                                          "gubernator",
+                                          "doorman"});
   CHECK(strategy_names().rfind("in_memory, redis_fixed_window, ", 0) == 0);
 }
 
