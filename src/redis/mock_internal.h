@@ -54,6 +54,13 @@ struct MockStore::Context {
     wrong_type = entry != nullptr && entry->type != type;
     return wrong_type ? nullptr : entry;
   }
+  // As lookup_typed, with `error` set to WRONGTYPE when the key holds another type.
+  Entry* lookup_checked(const std::string& key, Type type, Reply& error) {
+    bool wrong_type = false;
+    Entry* entry = lookup_typed(key, type, wrong_type);
+    if (wrong_type) error = Reply::error(kWrongType);
+    return entry;
+  }
   // A fresh value of `type` at `key` (no TTL); an existing key's expiry-heap entry is kept, so
   // overwriting a key never adds heap entries.
   Entry& create(const std::string& key, Type type);

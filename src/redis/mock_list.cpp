@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "redis/mock_internal.h"
 
@@ -16,10 +17,19 @@ using Type = MockStore::Type;
 
 // The list at argv[1] or nullptr; `error` is set to WRONGTYPE for a key of another type.
 Entry* list_entry(Ctx& ctx, Reply& error) {
-  bool wrong_type = false;
-  Entry* entry = ctx.lookup_typed(ctx.argv[1], Type::kList, wrong_type);
-  if (wrong_type) error = Reply::error(kWrongType);
-  return entry;
+  return ctx.lookup_checked(ctx.argv[1], Type::kList, error);
+}
+
+// LRANGE's and LTRIM's arguments, key start stop, in Redis's order: the indexes, then the key.
+// Returns the error reply, or nullopt with `entry` set (null for a missing key).
+std::optional<Reply> read_list_range(Ctx& ctx, std::int64_t& start, std::int64_t& stop,
+                                     Entry*& entry) {
+  if (!parse_strict_int(ctx.argv[2], start) || !parse_strict_int(ctx.argv[3], stop))
+    return Reply::error(kNotInteger);
+  Reply error;
+  entry = list_entry(ctx, error);
+  if (error.is_error()) return error;
+  return std::nullopt;
 }
 
 // Elements [start, stop] of `list` (a range clamp_rank_range accepted), from the tail when
@@ -95,11 +105,8 @@ Reply pop_generic(Ctx& ctx, bool head) {
 // LRANGE key start stop: the indexes are read before the key, as in Redis.
 Reply cmd_lrange(Ctx& ctx) {
   std::int64_t start = 0, stop = 0;
-  if (!parse_strict_int(ctx.argv[2], start) || !parse_strict_int(ctx.argv[3], stop))
-    return Reply::error(kNotInteger);
-  Reply error;
-  Entry* entry = list_entry(ctx, error);
-  if (error.is_error()) return error;
+  Entry* entry = nullptr;
+  if (auto error = read_list_range(ctx, start, stop, entry)) return std::move(*error);
   if (entry == nullptr) return Reply::array({});
   const MockStore::List& list = *entry->list;
   if (!clamp_rank_range(static_cast<std::int64_t>(list.size()), start, stop))
@@ -118,11 +125,8 @@ Reply cmd_llen(Ctx& ctx) {
 // missing key.
 Reply cmd_ltrim(Ctx& ctx) {
   std::int64_t start = 0, stop = 0;
-  if (!parse_strict_int(ctx.argv[2], start) || !parse_strict_int(ctx.argv[3], stop))
-    return Reply::error(kNotInteger);
-  Reply error;
-  Entry* entry = list_entry(ctx, error);
-  if (error.is_error()) return error;
+  Entry* entry = nullptr;
+  if (auto error = read_list_range(ctx, start, stop, entry)) return std::move(*error);
   if (entry == nullptr) return Reply::status("OK");
   MockStore::List& list = *entry->list;
   if (!clamp_rank_range(static_cast<std::int64_t>(list.size()), start, stop)) {

@@ -16,10 +16,7 @@ using Type = MockStore::Type;
 
 // The set at argv[1] or nullptr; `error` is set to WRONGTYPE for a key of another type.
 Entry* set_entry(Ctx& ctx, Reply& error) {
-  bool wrong_type = false;
-  Entry* entry = ctx.lookup_typed(ctx.argv[1], Type::kSet, wrong_type);
-  if (wrong_type) error = Reply::error(kWrongType);
-  return entry;
+  return ctx.lookup_checked(ctx.argv[1], Type::kSet, error);
 }
 
 }  // namespace
