@@ -987,4 +987,35 @@ TEST_CASE("scenario files may carry comments, for every command that reads them"
   json with_comments = json::parse(read_file(ws.dir / "out" / "report.json"));
   json plain = json::parse(read_file(ws.dir / "plain" / "report.json"));
   CHECK(with_comments == plain);
+// scripts on the embedded Redis
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("a script calling a command the embedded Redis lacks exits 4 naming the command") {
+  const Workspace ws;
+  // OBJECT is a Redis 7.0 command the embedded Redis does not implement; pcall must not hide it.
+  write_file(ws.dir / "s.lua",
+             "local ok = redis.pcall('OBJECT', 'ENCODING', KEYS[1])\n"
+             "return redis.call('INCR', KEYS[1])\n");
+  json j = json::parse(kFastScenario);
+  j["strategies"] = json::parse(R"([{"name": "custom_lua", "script": "s.lua", "keys": ["k"],
+                                     "allow_if": "reply <= 20"}])");
+  write_file(ws.dir / "lacking.json", j.dump(2));
+  const auto outcome = ws.rlsim("run lacking.json");
+  CHECK(outcome.status == 4);
+  CHECK_THAT(outcome.err, Contains("called OBJECT, a Redis command the embedded Redis does not "
+                                   "implement"));
+  CHECK_THAT(outcome.err, Contains("docs/redis-mock.md"));
+  CHECK_THAT(outcome.err, Contains("--redis"));
+  CHECK_THAT(outcome.err, Contains("s.lua"));
+  // A name that no Redis has is an ordinary error reply on both backends: the run goes on, and
+  // the report shows the error's text.
+  write_file(ws.dir / "s.lua", "return redis.call('NOPE', KEYS[1])\n");
+  const auto unknown = ws.rlsim("run lacking.json --json");
+  CHECK(unknown.status == 0);
+  const json report = json::parse(unknown.out);
+  const json& metrics = report["strategies"][0]["strategy_metrics"];
+  CHECK(metrics["script_errors"].get<int>() > 0);
+  REQUIRE(metrics["script_error_texts"].size() == 1);
+  CHECK_THAT(metrics["script_error_texts"][0].get<std::string>(),
+             StartsWith("ERR Unknown Redis command called from script"));
 }

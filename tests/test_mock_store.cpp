@@ -12,6 +12,7 @@ constexpr TimeUs kT0 = kEpochUnixUs;
 std::string show(MockStore& store, Command command, TimeUs at_us = kT0) {
   return to_display(store.run(command, at_us));
 }
+std::string fmt_integer(std::int64_t value) { return "(integer) " + std::to_string(value); }
 }  // namespace
 
 TEST_CASE("INCR, INCRBY, DECR, DECRBY count atomically from a missing key") {
@@ -248,6 +249,18 @@ TEST_CASE("a full store refuses commands that may add data with Redis's OOM erro
   CHECK(show(store, {"ZADD", "z", "1", "m"}) == oom);
   CHECK(show(store, {"HSET", "h", "f", "v"}) == oom);
   CHECK(show(store, {"EVAL", "return 1", "0"}) == oom);
+  // Sets and lists count as keys and their adding commands are denyoom too, as in Redis.
+  for (const Command& command : std::vector<Command>{{"SADD", "s", "m"},
+                                                     {"LPUSH", "l", "e"},
+                                                     {"RPUSH", "l", "e"},
+                                                     {"SETEX", "x", "10", "v"},
+                                                     {"PSETEX", "x", "10", "v"},
+                                                     {"GETSET", "a", "2"},
+                                                     {"APPEND", "a", "2"},
+                                                     {"MSET", "x", "1"}}) {
+    INFO(command[0]);
+    CHECK(show(store, command) == oom);
+  }
   CHECK(show(store, {"GET", "b"}) == "\"1\"");
   CHECK(show(store, {"EXPIRE", "a", "10"}) == "(integer) 1");
   // Freeing a key makes room again.
@@ -286,4 +299,122 @@ TEST_CASE("lose_data: keys, TTLs and loaded scripts are gone, as after a restart
   CHECK(store.run({"EVALSHA", sha.text, "0"}, kT0).text.starts_with("NOSCRIPT"));
   // The store works as before: a counter starts again from zero.
   CHECK(show(store, {"INCR", "a"}) == "(integer) 1");
+}
+
+TEST_CASE("SETEX, PSETEX, GETEX, EXPIRETIME and PEXPIRETIME on the virtual clock") {
+  MockStore store;
+  const TimeUs t0 = kT0 + 250 * kUsPerMs;  // not on a whole second
+  CHECK(show(store, {"SETEX", "k", "10", "v"}, t0) == "OK");
+  CHECK(show(store, {"PEXPIRETIME", "k"}, t0) == fmt_integer((t0 + 10 * kUsPerS) / kUsPerMs));
+  // EXPIRETIME rounds to the nearest second, as Redis's ttlGenericCommand.
+  CHECK(show(store, {"EXPIRETIME", "k"}, t0) == fmt_integer((t0 + 10 * kUsPerS) / kUsPerS));
+  CHECK(show(store, {"GET", "k"}, t0 + 10 * kUsPerS - 1) == "\"v\"");
+  CHECK(show(store, {"GET", "k"}, t0 + 10 * kUsPerS) == "(nil)");
+  const TimeUs t1 = t0 + 10 * kUsPerS;  // time only moves forward
+  CHECK(show(store, {"SETEX", "k", "0", "v"}, t1) ==
+        "(error) ERR invalid expire time in 'setex' command");
+  CHECK(show(store, {"PSETEX", "k", "-1", "v"}, t1) ==
+        "(error) ERR invalid expire time in 'psetex' command");
+  CHECK(show(store, {"PSETEX", "k", "1500", "v"}, t1) == "OK");
+  CHECK(show(store, {"PTTL", "k"}, t1) == "(integer) 1500");
+  CHECK(show(store, {"GETEX", "k", "EX", "60"}, t1) == "\"v\"");
+  CHECK(show(store, {"TTL", "k"}, t1) == "(integer) 60");
+  CHECK(show(store, {"GETEX", "k", "PERSIST"}, t1) == "\"v\"");
+  CHECK(show(store, {"TTL", "k"}, t1) == "(integer) -1");
+  CHECK(show(store, {"EXPIRETIME", "k"}, t1) == "(integer) -1");
+  CHECK(show(store, {"EXPIRETIME", "missing"}, t1) == "(integer) -2");
+  CHECK(show(store, {"GETEX", "k", "EX", "0"}, t1) ==
+        "(error) ERR invalid expire time in 'getex' command");
+  CHECK(show(store, {"GETEX", "missing", "EX", "0"}, t1) == "(nil)");  // the key first
+  CHECK(show(store, {"GETEX", "k", "PERSIST", "EX", "1"}, t1) == "(error) ERR syntax error");
+  CHECK(show(store, {"GETEX", "k", "PXAT", "1"}, t1) == "\"v\"");  // in the past: deleted
+  CHECK(show(store, {"EXISTS", "k"}, t1) == "(integer) 0");
+}
+
+TEST_CASE("GETSET, GETDEL, STRLEN, APPEND and MSET") {
+  MockStore store;
+  store.run({"SET", "k", "ab", "EX", "100"}, kT0);
+  CHECK(show(store, {"APPEND", "k", "cd"}) == "(integer) 4");
+  CHECK(show(store, {"TTL", "k"}) == "(integer) 100");  // APPEND keeps the TTL
+  CHECK(show(store, {"STRLEN", "k"}) == "(integer) 4");
+  CHECK(show(store, {"GETSET", "k", "z"}) == "\"abcd\"");
+  CHECK(show(store, {"TTL", "k"}) == "(integer) -1");  // GETSET does not
+  CHECK(show(store, {"GETDEL", "k"}) == "\"z\"");
+  CHECK(show(store, {"GETDEL", "k"}) == "(nil)");
+  CHECK(show(store, {"MSET", "a", "1", "b", "2"}) == "OK");
+  CHECK(show(store, {"MSET", "a", "1", "b"}) ==
+        "(error) ERR wrong number of arguments for 'mset' command");
+  CHECK(show(store, {"MGET", "a", "b"}) == "[\"1\", \"2\"]");
+  store.run({"HSET", "h", "f", "v"}, kT0);
+  const std::string wrong =
+      "(error) WRONGTYPE Operation against a key holding the wrong kind of value";
+  for (const Command& command : std::vector<Command>{{"GETSET", "h", "x"},
+                                                     {"GETDEL", "h"},
+                                                     {"STRLEN", "h"},
+                                                     {"APPEND", "h", "x"},
+                                                     {"GETEX", "h"},
+                                                     {"SADD", "h", "x"},
+                                                     {"LPUSH", "h", "x"},
+                                                     {"ZPOPMIN", "h"}}) {
+    INFO(command[0]);
+    CHECK(show(store, command) == wrong);
+  }
+}
+
+TEST_CASE("sets and lists: replies, emptied keys deleted, TYPE") {
+  MockStore store;
+  CHECK(show(store, {"SADD", "s", "b", "a", "10", "9", "a"}) == "(integer) 4");
+  // Sorted by bytes: deterministic, where Redis's order follows its encoding.
+  CHECK(show(store, {"SMEMBERS", "s"}) == "[\"10\", \"9\", \"a\", \"b\"]");
+  CHECK(show(store, {"SISMEMBER", "s", "a"}) == "(integer) 1");
+  CHECK(show(store, {"SCARD", "s"}) == "(integer) 4");
+  CHECK(show(store, {"TYPE", "s"}) == "set");
+  CHECK(show(store, {"SREM", "s", "a", "b", "9", "10", "x"}) == "(integer) 4");
+  CHECK(show(store, {"EXISTS", "s"}) == "(integer) 0");
+  CHECK(show(store, {"RPUSH", "l", "a", "b", "c"}) == "(integer) 3");
+  CHECK(show(store, {"LPUSH", "l", "y", "z"}) == "(integer) 5");
+  CHECK(show(store, {"TYPE", "l"}) == "list");
+  CHECK(show(store, {"LRANGE", "l", "0", "-1"}) == "[\"z\", \"y\", \"a\", \"b\", \"c\"]");
+  CHECK(show(store, {"RPOP", "l", "2"}) == "[\"c\", \"b\"]");
+  CHECK(show(store, {"LPOP", "l"}) == "\"z\"");
+  CHECK(show(store, {"LPOP", "l", "-1"}) == "(error) ERR value is out of range, must be positive");
+  CHECK(show(store, {"LPOP", "missing", "2"}) == "(nil)");
+  CHECK(show(store, {"LPOP", "l", "0"}) == "[]");
+  CHECK(show(store, {"LTRIM", "l", "1", "-1"}) == "OK");
+  CHECK(show(store, {"LRANGE", "l", "0", "-1"}) == "[\"a\"]");
+  CHECK(show(store, {"LLEN", "l"}) == "(integer) 1");
+  CHECK(show(store, {"LTRIM", "l", "1", "0"}) == "OK");
+  CHECK(show(store, {"EXISTS", "l"}) == "(integer) 0");
+}
+
+TEST_CASE("ZREVRANGE, ZREVRANGEBYSCORE, ZREMRANGEBYRANK and ZPOPMIN") {
+  MockStore store;
+  store.run({"ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d"}, kT0);
+  CHECK(show(store, {"ZREVRANGE", "z", "0", "1", "WITHSCORES"}) == "[\"d\", \"4\", \"c\", \"3\"]");
+  CHECK(show(store, {"ZREVRANGE", "z", "0", "1", "REV"}) == "(error) ERR syntax error");
+  CHECK(show(store, {"ZREVRANGEBYSCORE", "z", "(4", "2"}) == "[\"c\", \"b\"]");
+  CHECK(show(store, {"ZREMRANGEBYRANK", "z", "-1", "-1"}) == "(integer) 1");
+  CHECK(show(store, {"ZPOPMIN", "z", "2"}) == "[\"a\", \"1\", \"b\", \"2\"]");
+  CHECK(show(store, {"ZPOPMAX", "z"}) == "[\"c\", \"3\"]");
+  CHECK(show(store, {"EXISTS", "z"}) == "(integer) 0");
+  CHECK(show(store, {"ZPOPMIN", "z"}) == "[]");
+  CHECK(show(store, {"ZPOPMIN", "z", "1", "2"}) == "(error) ERR syntax error");
+}
+
+TEST_CASE("a script calling a Redis command the mock lacks fails with an error naming it") {
+  MockStore store;
+  // Even caught with pcall, the call makes the whole script's reply the error.
+  const Reply reply =
+      store.run({"EVAL", "redis.pcall('OBJECT', 'ENCODING', KEYS[1]) return 1", "1", "k"}, kT0);
+  REQUIRE(reply.is_error());
+  CHECK(reply.text.starts_with("ERR rlsim: script "));
+  CHECK(reply.text.find("called OBJECT, a Redis command the embedded Redis does not implement") !=
+        std::string::npos);
+  // Redis's own answers stay for names no Redis has and for commands Redis refuses in scripts.
+  CHECK(show(store, {"EVAL", "return redis.pcall('nope')['err']", "0"}) ==
+        "\"ERR Unknown Redis command called from script\"");
+  CHECK(show(store, {"EVAL", "return redis.pcall('MULTI')['err']", "0"}) ==
+        "\"ERR This Redis command is not allowed from script\"");
+  // The next script starts clean.
+  CHECK(show(store, {"EVAL", "return 1", "0"}) == "(integer) 1");
 }

@@ -3,9 +3,11 @@
 // is checked against a real server by the conformance corpus (tests/test_real_store.cpp).
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <string>
 
 #include "redis/script_wrap.h"
+#include "redis/time_commands.h"
 #include "strategy/script.h"
 
 using namespace rlsim;
@@ -20,6 +22,11 @@ std::string body_of(const WrappedScript& wrapped) {
 }
 
 long lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+
+std::string lower_case(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
 
 }  // namespace
 
@@ -93,4 +100,31 @@ TEST_CASE("script wrap: a shebang line stays first") {
   CHECK(w.text.starts_with("#!lua flags=no-writes\n" + std::string(kSweepPrelude)));
   CHECK(w.text.ends_with("return (__rlX(1,'TIME'))"));
   CHECK(lines(w.text) == 1);  // the prelude and the script share line 2
+}
+
+TEST_CASE("script wrap: every TTL- or time-bearing command of the table is renamed") {
+  for (const TimeCommand& row : time_commands()) {
+    const std::string name(row.name);
+    INFO(name);
+    const std::string script = "local r = redis.call('" + name + "', KEYS[1])\nreturn r";
+    const WrappedScript w = wrap_script(script);
+    if (row.use == TimeUse::kNotMapped) {
+      // Sent as written: nothing to map (the row says why).
+      CHECK(body_of(w).find("redis.call('" + name + "'") != std::string::npos);
+      CHECK_FALSE(row.note.empty());
+      continue;
+    }
+    CHECK(script_needs_clock(script));
+    REQUIRE(w.how == ScriptWrap::kRewritten);
+    CHECK(body_of(w).find("__rlX(1,'" + name + "', KEYS[1])") != std::string::npos);
+    // And the translating function knows the name (its classification comes from the table).
+    CHECK(w.text.find("c=='" + name + "'") != std::string::npos);
+    // Lower case too: Redis matches command names in any case.
+    CHECK(wrap_script("return redis.pcall('" + lower_case(name) + "', KEYS[1])").how ==
+          ScriptWrap::kRewritten);
+  }
+  CHECK(find_time_command("setex")->use == TimeUse::kSetexArg);
+  CHECK(find_time_command("INCR") == nullptr);
+  CHECK(maps_time("getex"));
+  CHECK_FALSE(maps_time("blpop"));
 }

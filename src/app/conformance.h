@@ -29,6 +29,10 @@ struct ConformanceStep {
 // The corpus (steps in time order), for the command and for tests.
 const std::vector<ConformanceStep>& conformance_corpus();
 
+// `reply` to `command` as the corpus compares it: SMEMBERS, HKEYS and HVALS sorted (Redis's order
+// follows the encoding, the embedded Redis sorts), anything else as it is.
+Reply canonical_reply(const Command& command, Reply reply);
+
 // Exit codes: 0 no difference, 1 a difference, 5 the server cannot be reached, 2 bad input.
 int command_conformance(const ConformanceOptions& options);
 

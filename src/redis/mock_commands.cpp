@@ -14,8 +14,10 @@
 #include <limits>
 #include <optional>
 #include <span>
+#include <utility>
 
 #include "core/check.h"
+#include "core/sha1.h"
 #include "redis/mock_internal.h"
 #include "redis/mock_store.h"
 
@@ -48,6 +50,23 @@ bool parse_strict_double(const std::string& text, double& out) {
   return true;
 }
 
+std::optional<Reply> parse_count(const std::string& text, std::int64_t& count) {
+  // One message for both a non-integer and a negative count: Redis passes its own message to
+  // getLongFromObjectOrReply too.
+  if (!parse_strict_int(text, count) || count < 0) return Reply::error(kNotPositive);
+  return std::nullopt;
+}
+
+bool clamp_rank_range(std::int64_t size, std::int64_t& start, std::int64_t& stop) {
+  if (start < 0) start += size;
+  if (stop < 0) stop += size;
+  if (start < 0) start = 0;
+  // start >= 0 now, so this is also true when stop < 0.
+  if (start > stop || start >= size) return false;
+  if (stop >= size) stop = size - 1;
+  return true;
+}
+
 std::string lower(std::string_view text) {
   std::string out(text);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -62,9 +81,13 @@ MockStore::Entry& MockStore::Context::create(const std::string& key, Type type) 
   entry.value.clear();
   entry.hash.reset();
   entry.zset.reset();
+  entry.set.reset();
+  entry.list.reset();
   entry.expire_at_us = -1;
   if (type == Type::kHash) entry.hash = std::make_unique<Hash>();
   if (type == Type::kZSet) entry.zset = std::make_unique<ZSet>();
+  if (type == Type::kSet) entry.set = std::make_unique<MockStore::Set>();
+  if (type == Type::kList) entry.list = std::make_unique<MockStore::List>();
   return entry;
 }
 
@@ -239,6 +262,16 @@ Reply ttl_generic(Ctx& ctx, std::int64_t unit_us) {
   return Reply::from_integer((left_us + unit_us / 2) / unit_us);
 }
 
+// EXPIRETIME / PEXPIRETIME: the absolute expiry in Unix seconds / ms; Redis rounds seconds to the
+// nearest (ttlGenericCommand), the mock's microseconds are cut to milliseconds first.
+Reply expiretime_generic(Ctx& ctx, bool in_ms) {
+  Entry* entry = ctx.lookup(ctx.argv[1]);
+  if (entry == nullptr) return Reply::from_integer(-2);
+  if (entry->expire_at_us < 0) return Reply::from_integer(-1);
+  const std::int64_t at_ms = entry->expire_at_us / kUsPerMs;
+  return Reply::from_integer(in_ms ? at_ms : (at_ms + 500) / 1000);
+}
+
 Reply cmd_get(Ctx& ctx) {
   Entry* entry = ctx.lookup(ctx.argv[1]);
   if (entry == nullptr) return Reply::nil();
@@ -246,74 +279,178 @@ Reply cmd_get(Ctx& ctx) {
   return Reply::bulk(entry->value);
 }
 
-// SET key value [NX | XX] [GET] [EX s | PX ms | EXAT s | PXAT ms | KEEPTTL], parsed as Redis 7.0's
-// parseExtendedStringArgumentsOrReply: options in any order, the same expiry option may repeat
-// (the last wins), conflicting ones are a syntax error.
-Reply cmd_set(Ctx& ctx) {
-  bool nx = false, xx = false, get = false, keep_ttl = false;
-  enum Unit { kNoExpiry, kEx, kPx, kExAt, kPxAt } unit = kNoExpiry;
+// The expiry options SET and GETEX share, and the time each one gives.
+enum class ExpiryUnit { kNone, kEx, kPx, kExAt, kPxAt };
+
+// Redis 7.0's getExpireMillisecondsOrReply: `text` (seconds for EX / EXAT, else ms; relative for
+// EX / PX) as an absolute time on the server clock, or the error reply, which names the command.
+std::optional<Reply> expiry_time(Ctx& ctx, const std::string& text, ExpiryUnit unit,
+                                 TimeUs& at_us) {
+  std::int64_t amount = 0;
+  if (!parse_strict_int(text, amount)) return Reply::error(kNotInteger);
+  const auto invalid = [&] {
+    return Reply::error(fmt::format("ERR invalid expire time in '{}' command", ctx.name()));
+  };
+  const bool seconds = unit == ExpiryUnit::kEx || unit == ExpiryUnit::kExAt;
+  if (amount <= 0 || (seconds && amount > Limits::max() / 1000)) return invalid();
+  const std::int64_t when_ms = seconds ? amount * 1000 : amount;
+  const bool relative = unit == ExpiryUnit::kEx || unit == ExpiryUnit::kPx;
+  if (relative && when_ms > Limits::max() - ctx.now_us / kUsPerMs) return invalid();
+  const auto span_us = checked_mul(when_ms, kUsPerMs).value_or(Limits::max());
+  at_us = relative ? saturating_add(ctx.now_us, span_us) : span_us;
+  return std::nullopt;
+}
+
+// Redis 7.0's parseExtendedStringArgumentsOrReply, from argv[`from`]: SET's options (NX, XX,
+// GET, KEEPTTL) when `is_set`, GETEX's (PERSIST) otherwise, and the expiry options of both.
+// Options come in any order; the same expiry option may repeat (the last wins); conflicting ones,
+// or an expiry option without a value, are a syntax error.
+struct StringOptions {
+  bool nx = false, xx = false, get = false, keep_ttl = false, persist = false;
+  ExpiryUnit unit = ExpiryUnit::kNone;
   const std::string* expire_arg = nullptr;
-  const auto& argv = ctx.argv;
-  for (std::size_t i = 3; i < argv.size(); ++i) {
+};
+
+bool parse_string_options(const Command& argv, std::size_t from, bool is_set, StringOptions& o) {
+  for (std::size_t i = from; i < argv.size(); ++i) {
     const std::string& option = argv[i];
     // The expiry option this is, if any; one expiry option per command, repeats allowed.
-    Unit named = kNoExpiry;
-    if (is_option(option, "ex")) named = kEx;
-    if (is_option(option, "px")) named = kPx;
-    if (is_option(option, "exat")) named = kExAt;
-    if (is_option(option, "pxat")) named = kPxAt;
-    if (is_option(option, "nx") && !xx) {
-      nx = true;
-    } else if (is_option(option, "xx") && !nx) {
-      xx = true;
-    } else if (is_option(option, "get")) {
-      get = true;
-    } else if (is_option(option, "keepttl") && unit == kNoExpiry) {
-      keep_ttl = true;
-    } else if (named != kNoExpiry && (unit == kNoExpiry || unit == named) && !keep_ttl &&
-               i + 1 < argv.size()) {
-      unit = named;
-      expire_arg = &argv[++i];
+    ExpiryUnit named = ExpiryUnit::kNone;
+    if (is_option(option, "ex")) named = ExpiryUnit::kEx;
+    if (is_option(option, "px")) named = ExpiryUnit::kPx;
+    if (is_option(option, "exat")) named = ExpiryUnit::kExAt;
+    if (is_option(option, "pxat")) named = ExpiryUnit::kPxAt;
+    if (is_set && is_option(option, "nx") && !o.xx) {
+      o.nx = true;
+    } else if (is_set && is_option(option, "xx") && !o.nx) {
+      o.xx = true;
+    } else if (is_set && is_option(option, "get")) {
+      o.get = true;
+    } else if (is_set && is_option(option, "keepttl") && o.unit == ExpiryUnit::kNone) {
+      o.keep_ttl = true;
+    } else if (!is_set && is_option(option, "persist") && o.unit == ExpiryUnit::kNone) {
+      o.persist = true;
+    } else if (named != ExpiryUnit::kNone && (o.unit == ExpiryUnit::kNone || o.unit == named) &&
+               !o.keep_ttl && !o.persist && i + 1 < argv.size()) {
+      o.unit = named;
+      o.expire_arg = &argv[++i];
     } else {
-      return Reply::error(kSyntax);
+      return false;
     }
   }
+  return true;
+}
+
+// Redis 7.0's setGenericCommand: SET, SETEX, PSETEX. `value` is stored at argv[1]; `expire_arg`
+// (when not null) is read in `unit`.
+Reply set_generic(Ctx& ctx, const StringOptions& o, const std::string& value) {
   TimeUs expire_at_us = -1;
-  if (unit != kNoExpiry) {  // Redis's getExpireMillisecondsOrReply
-    std::int64_t amount = 0;
-    if (!parse_strict_int(*expire_arg, amount)) return Reply::error(kNotInteger);
-    const auto invalid = [] { return Reply::error("ERR invalid expire time in 'set' command"); };
-    const bool seconds = unit == kEx || unit == kExAt;
-    if (amount <= 0 || (seconds && amount > Limits::max() / 1000)) return invalid();
-    std::int64_t when_ms = seconds ? amount * 1000 : amount;
-    const bool relative = unit == kEx || unit == kPx;
-    if (relative && when_ms > Limits::max() - ctx.now_us / kUsPerMs) return invalid();
-    const auto span_us = checked_mul(when_ms, kUsPerMs).value_or(Limits::max());
-    expire_at_us = relative ? saturating_add(ctx.now_us, span_us) : span_us;
+  if (o.unit != ExpiryUnit::kNone) {
+    if (auto error = expiry_time(ctx, *o.expire_arg, o.unit, expire_at_us)) return *error;
   }
-  Entry* entry = ctx.lookup(argv[1]);
+  const std::string& key = ctx.argv[1];
+  Entry* entry = ctx.lookup(key);
   Reply previous = Reply::nil();
-  if (get && entry != nullptr) {
+  if (o.get && entry != nullptr) {
     if (entry->type != Type::kString) return Reply::error(kWrongType);
     previous = Reply::bulk(entry->value);
   }
-  if ((nx && entry != nullptr) || (xx && entry == nullptr)) return get ? previous : Reply::nil();
-  const TimeUs kept_us = (keep_ttl && entry != nullptr) ? entry->expire_at_us : -1;
-  Entry& fresh = ctx.create(argv[1], Type::kString);
-  fresh.value = argv[2];
-  if (expire_at_us >= 0) ctx.set_ttl(argv[1], fresh, expire_at_us);
-  if (kept_us >= 0) ctx.set_ttl(argv[1], fresh, kept_us);
-  return get ? previous : Reply::status("OK");
+  if ((o.nx && entry != nullptr) || (o.xx && entry == nullptr))
+    return o.get ? previous : Reply::nil();
+  const TimeUs kept_us = (o.keep_ttl && entry != nullptr) ? entry->expire_at_us : -1;
+  Entry& fresh = ctx.create(key, Type::kString);
+  fresh.value = value;
+  if (expire_at_us >= 0) ctx.set_ttl(key, fresh, expire_at_us);
+  if (kept_us >= 0) ctx.set_ttl(key, fresh, kept_us);
+  return o.get ? previous : Reply::status("OK");
 }
 
-// PSETEX key milliseconds value: Redis runs SET's code with PX; its errors name psetex.
-Reply cmd_psetex(Ctx& ctx) {
-  const Command as_set = {"set", ctx.argv[1], ctx.argv[3], "px", ctx.argv[2]};
-  MockStore::Context set_ctx{ctx.store, as_set, ctx.now_us};
-  Reply reply = cmd_set(set_ctx);
-  if (reply.is_error() && reply.text == "ERR invalid expire time in 'set' command")
-    reply.text = "ERR invalid expire time in 'psetex' command";
-  return reply;
+// SET key value [NX | XX] [GET] [EX s | PX ms | EXAT s | PXAT ms | KEEPTTL]
+Reply cmd_set(Ctx& ctx) {
+  StringOptions options;
+  if (!parse_string_options(ctx.argv, 3, true, options)) return Reply::error(kSyntax);
+  return set_generic(ctx, options, ctx.argv[2]);
+}
+
+// SETEX key seconds value / PSETEX key milliseconds value.
+Reply setex_generic(Ctx& ctx, ExpiryUnit unit) {
+  StringOptions options;
+  options.unit = unit;
+  options.expire_arg = &ctx.argv[2];
+  return set_generic(ctx, options, ctx.argv[3]);
+}
+
+// GETEX key [EX s | PX ms | EXAT s | PXAT ms | PERSIST], in Redis 7.0's order: options, then the
+// key (nil when missing, before the expiry is checked), its type, the expiry, the reply.
+Reply cmd_getex(Ctx& ctx) {
+  StringOptions options;
+  if (!parse_string_options(ctx.argv, 2, false, options)) return Reply::error(kSyntax);
+  const std::string& key = ctx.argv[1];
+  Entry* entry = ctx.lookup(key);
+  if (entry == nullptr) return Reply::nil();
+  if (entry->type != Type::kString) return Reply::error(kWrongType);
+  TimeUs expire_at_us = -1;
+  if (options.unit != ExpiryUnit::kNone) {
+    if (auto error = expiry_time(ctx, *options.expire_arg, options.unit, expire_at_us))
+      return *error;
+  }
+  Reply value = Reply::bulk(entry->value);
+  if (expire_at_us >= 0 && expire_at_us <= ctx.now_us) {
+    ctx.erase(key);  // EXAT / PXAT in the past deletes the key
+  } else if (expire_at_us >= 0) {
+    ctx.set_ttl(key, *entry, expire_at_us);
+  } else if (options.persist) {
+    entry->expire_at_us = -1;
+  }
+  return value;
+}
+
+// GETSET key value: GET, then SET without options (the TTL goes).
+Reply cmd_getset(Ctx& ctx) {
+  Reply previous = cmd_get(ctx);
+  if (previous.is_error()) return previous;
+  ctx.create(ctx.argv[1], Type::kString).value = ctx.argv[2];
+  return previous;
+}
+
+Reply cmd_getdel(Ctx& ctx) {
+  Reply value = cmd_get(ctx);
+  if (value.type == Reply::Type::kBulk) ctx.erase(ctx.argv[1]);
+  return value;
+}
+
+Reply cmd_strlen(Ctx& ctx) {
+  bool wrong_type = false;
+  Entry* entry = ctx.lookup_typed(ctx.argv[1], Type::kString, wrong_type);
+  if (wrong_type) return Reply::error(kWrongType);
+  return Reply::from_integer(entry ? static_cast<std::int64_t>(entry->value.size()) : 0);
+}
+
+// Redis's proto-max-bulk-len default: the longest string APPEND may build.
+constexpr std::size_t kMaxStringBytes = 512u << 20;
+
+// APPEND key value; an existing key keeps its TTL.
+Reply cmd_append(Ctx& ctx) {
+  bool wrong_type = false;
+  Entry* entry = ctx.lookup_typed(ctx.argv[1], Type::kString, wrong_type);
+  if (wrong_type) return Reply::error(kWrongType);
+  const std::string& tail = ctx.argv[2];
+  if (entry == nullptr) {
+    entry = &ctx.create(ctx.argv[1], Type::kString);
+  } else if (entry->value.size() + tail.size() > kMaxStringBytes) {
+    return Reply::error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+  }
+  entry->value += tail;
+  return Reply::from_integer(static_cast<std::int64_t>(entry->value.size()));
+}
+
+// MSET key value [key value ...]: each key overwritten as a string without a TTL.
+Reply cmd_mset(Ctx& ctx) {
+  if (ctx.argv.size() % 2 == 0)
+    return Reply::error(fmt::format("ERR wrong number of arguments for '{}' command", ctx.name()));
+  for (std::size_t i = 1; i + 1 < ctx.argv.size(); i += 2)
+    ctx.create(ctx.argv[i], Type::kString).value = ctx.argv[i + 1];
+  return Reply::status("OK");
 }
 
 Reply cmd_setnx(Ctx& ctx) {
@@ -375,6 +512,10 @@ Reply cmd_type(Ctx& ctx) {
       return Reply::status("hash");
     case Type::kZSet:
       return Reply::status("zset");
+    case Type::kSet:
+      return Reply::status("set");
+    case Type::kList:
+      return Reply::status("list");
   }
   return Reply::status("none");
 }
@@ -463,19 +604,23 @@ Reply cmd_hexists(Ctx& ctx) {
   return Reply::from_integer(entry && entry->hash->count(ctx.argv[2]) ? 1 : 0);
 }
 
-Reply cmd_hgetall(Ctx& ctx) {
+// HGETALL / HKEYS / HVALS, as Redis's genericHgetallCommand. Fields are sorted so that replies
+// are deterministic (Redis's order depends on the encoding: insertion order for a small hash,
+// hash-table order for a large one); HVALS follows the same field order.
+Reply hash_contents(Ctx& ctx, bool with_fields, bool with_values) {
   Reply error;
   Entry* entry = hash_entry(ctx, false, error);
   if (error.is_error()) return error;
   std::vector<Reply> items;
   if (entry != nullptr) {
-    // Sorted by field so that replies are deterministic (Redis's order is unspecified).
-    std::vector<std::pair<std::string, std::string>> fields(entry->hash->begin(),
-                                                            entry->hash->end());
-    std::sort(fields.begin(), fields.end());
-    for (auto& [field, value] : fields) {
-      items.push_back(Reply::bulk(field));
-      items.push_back(Reply::bulk(value));
+    std::vector<const std::pair<const std::string, std::string>*> fields;
+    fields.reserve(entry->hash->size());
+    for (const auto& item : *entry->hash) fields.push_back(&item);
+    std::sort(fields.begin(), fields.end(), [](auto* a, auto* b) { return a->first < b->first; });
+    items.reserve(fields.size() * (with_fields && with_values ? 2 : 1));
+    for (const auto* item : fields) {
+      if (with_fields) items.push_back(Reply::bulk(item->first));
+      if (with_values) items.push_back(Reply::bulk(item->second));
     }
   }
   return Reply::array(std::move(items));
@@ -546,8 +691,17 @@ Reply eval_generic(Ctx& ctx, bool by_sha) {
   const auto args = rest.subspan(static_cast<std::size_t>(numkeys));
   ScriptBridge bridge(ctx);
   LuaEngine& lua = ctx.lua();
-  return by_sha ? lua.evalsha(ctx.argv[1], keys, args, bridge)
-                : lua.eval(ctx.argv[1], keys, args, bridge);
+  std::string& lacking = ctx.lacking_command();
+  lacking.clear();
+  Reply reply = by_sha ? lua.evalsha(ctx.argv[1], keys, args, bridge)
+                       : lua.eval(ctx.argv[1], keys, args, bridge);
+  if (lacking.empty()) return reply;
+  // Starts with "ERR rlsim: script ", a fatal script error (strategy/script.h).
+  return Reply::error(fmt::format(
+      "ERR rlsim: script {} called {}, a Redis command the embedded Redis does not implement "
+      "(docs/redis-mock.md lists the commands it has); run it against a real Redis with --redis "
+      "redis://host:port",
+      by_sha ? lower(ctx.argv[1]) : sha1_hex(ctx.argv[1]), std::exchange(lacking, {})));
 }
 
 // SCRIPT LOAD body | EXISTS sha... | FLUSH [ASYNC|SYNC]
@@ -596,7 +750,30 @@ const std::vector<CommandRow>& command_table() {
   static const std::vector<CommandRow> table = {
       {"get", 2, cmd_get},
       {"setnx", 3, cmd_setnx, kDenyOom},
-      {"psetex", 4, cmd_psetex, kDenyOom},
+      {"setex", 4, [](Ctx& c) { return setex_generic(c, ExpiryUnit::kEx); }, kDenyOom},
+      {"psetex", 4, [](Ctx& c) { return setex_generic(c, ExpiryUnit::kPx); }, kDenyOom},
+      {"getex", -2, cmd_getex},
+      {"getset", 3, cmd_getset, kDenyOom},
+      {"getdel", 2, cmd_getdel},
+      {"strlen", 2, cmd_strlen},
+      {"append", 3, cmd_append, kDenyOom},
+      {"mset", -3, cmd_mset, kDenyOom},
+      {"expiretime", 2, [](Ctx& c) { return expiretime_generic(c, false); }},
+      {"pexpiretime", 2, [](Ctx& c) { return expiretime_generic(c, true); }},
+      {"hkeys", 2, [](Ctx& c) { return hash_contents(c, true, false); }},
+      {"hvals", 2, [](Ctx& c) { return hash_contents(c, false, true); }},
+      {"sadd", -3, cmd_sadd, kDenyOom},
+      {"srem", -3, cmd_srem},
+      {"smembers", 2, cmd_smembers},
+      {"sismember", 3, cmd_sismember},
+      {"scard", 2, cmd_scard},
+      {"lpush", -3, [](Ctx& c) { return push_generic(c, true); }, kDenyOom},
+      {"rpush", -3, [](Ctx& c) { return push_generic(c, false); }, kDenyOom},
+      {"lpop", -2, [](Ctx& c) { return pop_generic(c, true); }},
+      {"rpop", -2, [](Ctx& c) { return pop_generic(c, false); }},
+      {"lrange", 4, cmd_lrange},
+      {"llen", 2, cmd_llen},
+      {"ltrim", 4, cmd_ltrim},
       {"incrbyfloat", 3, cmd_incrbyfloat, kDenyOom},
       {"unlink", -2, cmd_del},
       {"expireat", -3, [](Ctx& c) { return expire_generic(c, kUsPerS, true); }},
@@ -615,6 +792,11 @@ const std::vector<CommandRow>& command_table() {
       {"zrange", -4, cmd_zrange},
       {"zrangebyscore", -4, cmd_zrangebyscore},
       {"zremrangebyscore", 4, cmd_zremrangebyscore},
+      {"zrevrange", -4, cmd_zrevrange},
+      {"zrevrangebyscore", -4, cmd_zrevrangebyscore},
+      {"zremrangebyrank", 4, cmd_zremrangebyrank},
+      {"zpopmin", -2, [](Ctx& c) { return zpop_generic(c, true); }},
+      {"zpopmax", -2, [](Ctx& c) { return zpop_generic(c, false); }},
       {"set", -3, cmd_set, kDenyOom},
       {"incr", 2, [](Ctx& c) { return incr_decr(c, 1, false); }, kDenyOom},
       {"decr", 2, [](Ctx& c) { return incr_decr(c, -1, false); }, kDenyOom},
@@ -636,7 +818,7 @@ const std::vector<CommandRow>& command_table() {
       {"hget", 3, cmd_hget},
       {"hmget", -3, cmd_hmget},
       {"hdel", -3, cmd_hdel},
-      {"hgetall", 2, cmd_hgetall},
+      {"hgetall", 2, [](Ctx& c) { return hash_contents(c, true, true); }},
       {"eval", -3, [](Ctx& c) { return eval_generic(c, false); }, kNoScript | kDenyOom},
       {"evalsha", -3, [](Ctx& c) { return eval_generic(c, true); }, kNoScript | kDenyOom},
       {"script", -2, cmd_script, kNoScript},
@@ -660,6 +842,61 @@ const CommandRow* find_command(const std::string& name) {
   return it == by_name->end() ? nullptr : it->second;
 }
 
+// Every top-level command of Redis 7.0.15, from its command table (the file names of
+// src/commands/*.json at tag 7.0.15, subcommands left out), and those of them flagged NOSCRIPT.
+// A script calling a Redis command the mock lacks must not fail open quietly: dispatch answers
+// with an error that stops the run (strategy/script.h, is_fatal_script_error) and names the
+// command; a name Redis does not know answers Redis's own error on both backends.
+constexpr std::string_view kRedis70Commands =
+    " acl append asking auth bgrewriteaof bgsave bitcount bitfield bitfield_ro bitop bitpos blmove"
+    " blmpop blpop brpop brpoplpush bzmpop bzpopmax bzpopmin client cluster command config copy"
+    " dbsize debug decr decrby del discard dump echo eval eval_ro evalsha evalsha_ro exec exists"
+    " expire expireat expiretime failover fcall fcall_ro flushall flushdb function geoadd geodist"
+    " geohash geopos georadius georadius_ro georadiusbymember georadiusbymember_ro geosearch"
+    " geosearchstore get getbit getdel getex getrange getset hdel hello hexists hget hgetall "
+    "hincrby"
+    " hincrbyfloat hkeys hlen hmget hmset hrandfield hscan hset hsetnx hstrlen hvals incr incrby"
+    " incrbyfloat info keys lastsave latency lcs lindex linsert llen lmove lmpop lolwut lpop lpos"
+    " lpush lpushx lrange lrem lset ltrim memory mget migrate module monitor move mset msetnx multi"
+    " object persist pexpire pexpireat pexpiretime pfadd pfcount pfdebug pfmerge pfselftest ping"
+    " psetex psubscribe psync pttl publish pubsub punsubscribe quit randomkey readonly readwrite"
+    " rename renamenx replconf replicaof reset restore restore-asking role rpop rpoplpush rpush"
+    " rpushx sadd save scan scard script sdiff sdiffstore select sentinel set setbit setex setnx"
+    " setrange shutdown sinter sintercard sinterstore sismember slaveof slowlog smembers smismember"
+    " smove sort sort_ro spop spublish srandmember srem sscan ssubscribe strlen subscribe substr"
+    " sunion sunionstore sunsubscribe swapdb sync time touch ttl type unlink unsubscribe unwatch "
+    "wait"
+    " watch xack xadd xautoclaim xclaim xdel xgroup xinfo xlen xpending xrange xread xreadgroup"
+    " xrevrange xsetid xtrim zadd zcard zcount zdiff zdiffstore zincrby zinter zintercard "
+    "zinterstore"
+    " zlexcount zmpop zmscore zpopmax zpopmin zrandmember zrange zrangebylex zrangebyscore"
+    " zrangestore zrank zrem zremrangebylex zremrangebyrank zremrangebyscore zrevrange "
+    "zrevrangebylex"
+    " zrevrangebyscore zrevrank zscan zscore zunion zunionstore ";
+constexpr std::string_view kRedis70NoScript =
+    " auth bgrewriteaof bgsave blmove blpop brpop brpoplpush bzpopmax bzpopmin debug discard eval"
+    " eval_ro evalsha evalsha_ro exec failover fcall fcall_ro hello monitor multi psubscribe psync"
+    " punsubscribe quit replconf replicaof reset role save shutdown slaveof ssubscribe subscribe"
+    " sunsubscribe sync unsubscribe unwatch wait watch ";
+
+bool listed(std::string_view names, const std::string& lower_name) {
+  return lower_name.find(' ') == std::string::npos &&
+         names.find(" " + lower_name + " ") != std::string_view::npos;
+}
+
+constexpr std::string_view kLacksCommandPrefix =
+    "ERR rlsim: the embedded Redis does not implement the Redis command ";
+
+// The reply to a script's call of a command the table lacks.
+Reply unknown_in_script(const std::string& name) {
+  const std::string l = lower(name);
+  if (!listed(kRedis70Commands, l))
+    return Reply::error("ERR Unknown Redis command called from script");
+  if (listed(kRedis70NoScript, l))
+    return Reply::error("ERR This Redis command is not allowed from script");
+  return Reply::error(fmt::format("{}{}", kLacksCommandPrefix, l));
+}
+
 }  // namespace
 
 std::vector<std::string> MockStore::command_names() {
@@ -672,7 +909,14 @@ Reply MockStore::dispatch(const Command& argv, TimeUs now_us, bool from_script) 
   RLSIM_CHECK(!argv.empty());
   const CommandRow* row = find_command(argv[0]);
   if (row == nullptr) {
-    if (from_script) return Reply::error("ERR Unknown Redis command called from script");
+    if (from_script) {
+      Reply reply = unknown_in_script(argv[0]);
+      if (reply.text.starts_with(kLacksCommandPrefix) && lacking_command_.empty()) {
+        lacking_command_ = reply.text.substr(kLacksCommandPrefix.size());
+        for (char& c : lacking_command_) c = static_cast<char>(std::toupper(c));
+      }
+      return reply;
+    }
     std::string args;
     for (std::size_t i = 1; i < argv.size() && i < 4; ++i) args += fmt::format("'{}' ", argv[i]);
     return Reply::error(

@@ -2,6 +2,7 @@
 // Internal to the embedded Redis's command files (mock_commands.cpp, mock_zset.cpp): the per-call
 // context the handlers share, Redis's number parsers and its common error texts.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,6 +16,7 @@ inline const char* const kNotInteger = "ERR value is not an integer or out of ra
 inline const char* const kNotFloat = "ERR value is not a valid float";
 inline const char* const kOverflow = "ERR increment or decrement would overflow";
 inline const char* const kSyntax = "ERR syntax error";
+inline const char* const kNotPositive = "ERR value is out of range, must be positive";
 
 // Redis's string2ll: optional '-', no '+', no leading zeros, no spaces, fits in int64.
 bool parse_strict_int(std::string_view text, std::int64_t& out);
@@ -22,6 +24,13 @@ bool parse_strict_int(std::string_view text, std::int64_t& out);
 // no overflow to infinity or underflow to zero.
 bool parse_strict_double(const std::string& text, double& out);
 std::string lower(std::string_view text);
+// A count argument as Redis's getPositiveLongFromObjectOrReply reads it (LPOP, ZPOPMIN): the error
+// reply ("value is out of range, must be positive", also for a non-integer), or nullopt with
+// `count` set.
+std::optional<Reply> parse_count(const std::string& text, std::int64_t& count);
+// Redis's rank range (LRANGE, LTRIM, ZRANGE, ZREMRANGEBYRANK): negative indexes count from the
+// end; false when the range is empty, else [start, stop] clamped to [0, size).
+bool clamp_rank_range(std::int64_t size, std::int64_t& start, std::int64_t& stop);
 
 // Per-call helpers shared by the handlers: lazy expiry on lookup, creation, TTLs.
 struct MockStore::Context {
@@ -45,6 +54,13 @@ struct MockStore::Context {
     wrong_type = entry != nullptr && entry->type != type;
     return wrong_type ? nullptr : entry;
   }
+  // As lookup_typed, with `error` set to WRONGTYPE when the key holds another type.
+  Entry* lookup_checked(const std::string& key, Type type, Reply& error) {
+    bool wrong_type = false;
+    Entry* entry = lookup_typed(key, type, wrong_type);
+    if (wrong_type) error = Reply::error(kWrongType);
+    return entry;
+  }
   // A fresh value of `type` at `key` (no TTL); an existing key's expiry-heap entry is kept, so
   // overwriting a key never adds heap entries.
   Entry& create(const std::string& key, Type type);
@@ -59,8 +75,23 @@ struct MockStore::Context {
   std::string name() const { return lower(argv[0]); }
   LuaEngine& lua() { return store.lua(); }
   void flush_scripts() { store.lua_.reset(); }
+  std::string& lacking_command() { return store.lacking_command_; }
   Reply dispatch_in_script(const Command& command) { return store.dispatch(command, now_us, true); }
 };
+
+// Set commands (mock_set.cpp).
+Reply cmd_sadd(MockStore::Context& ctx);
+Reply cmd_srem(MockStore::Context& ctx);
+Reply cmd_smembers(MockStore::Context& ctx);
+Reply cmd_sismember(MockStore::Context& ctx);
+Reply cmd_scard(MockStore::Context& ctx);
+
+// List commands (mock_list.cpp).
+Reply push_generic(MockStore::Context& ctx, bool head);  // LPUSH / RPUSH
+Reply pop_generic(MockStore::Context& ctx, bool head);   // LPOP / RPOP [count]
+Reply cmd_lrange(MockStore::Context& ctx);
+Reply cmd_llen(MockStore::Context& ctx);
+Reply cmd_ltrim(MockStore::Context& ctx);
 
 // Sorted-set commands (mock_zset.cpp).
 Reply cmd_zadd(MockStore::Context& ctx);
@@ -72,5 +103,9 @@ Reply cmd_zcount(MockStore::Context& ctx);
 Reply cmd_zrange(MockStore::Context& ctx);
 Reply cmd_zrangebyscore(MockStore::Context& ctx);
 Reply cmd_zremrangebyscore(MockStore::Context& ctx);
+Reply cmd_zrevrange(MockStore::Context& ctx);
+Reply cmd_zrevrangebyscore(MockStore::Context& ctx);
+Reply cmd_zremrangebyrank(MockStore::Context& ctx);
+Reply zpop_generic(MockStore::Context& ctx, bool min);  // ZPOPMIN / ZPOPMAX [count]
 
 }  // namespace rlsim

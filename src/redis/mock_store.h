@@ -2,11 +2,13 @@
 // The embedded Redis: an in-process keyspace with Redis's semantics for the commands rlsim uses,
 // replies and error texts as Redis 7 gives them, and key expiry driven by the server's virtual
 // clock. Command table in mock_commands.cpp (one row per command: name, arity, handler).
+#include <deque>
 #include <memory>
 #include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "redis/lua_engine.h"
@@ -38,8 +40,10 @@ class MockStore final : public DataStore {
   // Names of all registered commands, for docs and `rlsim explain`.
   static std::vector<std::string> command_names();
 
-  enum class Type { kString, kHash, kZSet };
+  enum class Type { kString, kHash, kZSet, kSet, kList };
   using Hash = std::unordered_map<std::string, std::string>;
+  using Set = std::unordered_set<std::string>;
+  using List = std::deque<std::string>;
   // A sorted set: members ordered by (score, member bytes) as Redis orders them, and each
   // member's score; the map's keys view the members held by the set's nodes.
   struct ScoreOrder {  // (score, member) order; also compares against string_view members
@@ -61,6 +65,8 @@ class MockStore final : public DataStore {
     std::string value;           // kString
     std::unique_ptr<Hash> hash;  // kHash
     std::unique_ptr<ZSet> zset;  // kZSet
+    std::unique_ptr<Set> set;    // kSet
+    std::unique_ptr<List> list;  // kList
     TimeUs expire_at_us = -1;    // -1: no TTL
     TimeUs heap_at_us = -1;      // time of this key's live expiry-heap entry, -1: none
   };
@@ -89,6 +95,10 @@ class MockStore final : public DataStore {
   // entries from deleted or shortened keys would pass that).
   std::vector<std::pair<TimeUs, std::string>> expiry_heap_;
   TimeUs last_now_us_ = 0;
+  // The first Redis command a running script called that the mock does not implement (upper
+  // case), "" when none: the script's reply then becomes an error that stops the run, even if the
+  // script caught the call's error with pcall.
+  std::string lacking_command_;
   friend struct Context;
 };
 

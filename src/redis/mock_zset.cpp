@@ -2,6 +2,7 @@
 // texts (t_zset.c). Scores are doubles; replies print them as Redis 7.0 does ("%.17g").
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -285,12 +286,18 @@ Reply cmd_zremrangebyscore(Ctx& ctx) {
 
 namespace {
 
-// ZRANGE / ZRANGEBYSCORE, as Redis 7.0's zrangeGenericCommand: options first, then the range,
-// then the key. `by_score_preset` is ZRANGEBYSCORE (BYSCORE given by the command name).
-Reply zrange_generic(Ctx& ctx, bool by_score_preset) {
+// What the command's name fixes of a ZRANGE (Redis's ZRANGE_AUTO / ZRANGE_DIRECTION_AUTO when
+// nothing: the options say).
+enum class RangeBy { kAuto, kRank, kScore };
+enum class Direction { kAuto, kForward, kReverse };
+
+// ZRANGE / ZRANGEBYSCORE / ZREVRANGE / ZREVRANGEBYSCORE, as Redis 7.0's zrangeGenericCommand:
+// options first, then the range, then the key.
+Reply zrange_generic(Ctx& ctx, RangeBy range_by, Direction direction) {
   const auto& argv = ctx.argv;
-  bool with_scores = false, reverse = false, by_score = by_score_preset, by_lex = false;
-  bool direction_set = by_score_preset, type_set = by_score_preset;
+  bool with_scores = false, reverse = direction == Direction::kReverse;
+  bool by_score = range_by == RangeBy::kScore, by_lex = false;
+  bool direction_set = direction != Direction::kAuto, type_set = range_by != RangeBy::kAuto;
   std::int64_t offset = 0, limit = -1;
   bool limit_given = false;
   for (std::size_t j = 4; j < argv.size(); ++j) {
@@ -342,12 +349,8 @@ Reply zrange_generic(Ctx& ctx, bool by_score_preset) {
   if (wrong_type) return Reply::error(kWrongType);
   if (entry == nullptr) return Reply::array({});
   const ZSet& zset = *entry->zset;
-  const auto size = static_cast<std::int64_t>(zset.by_score.size());
-  if (start < 0) start += size;
-  if (stop < 0) stop += size;
-  if (start < 0) start = 0;
-  if (start > stop || start >= size) return Reply::array({});
-  if (stop >= size) stop = size - 1;
+  if (!clamp_rank_range(static_cast<std::int64_t>(zset.by_score.size()), start, stop))
+    return Reply::array({});
   if (!reverse) {
     auto it = std::next(zset.by_score.begin(), start);
     for (std::int64_t i = start; i <= stop; ++i, ++it) append_member(out, *it, with_scores);
@@ -361,9 +364,66 @@ Reply zrange_generic(Ctx& ctx, bool by_score_preset) {
 }  // namespace
 
 // ZRANGE key start stop [BYSCORE] [REV] [LIMIT offset count] [WITHSCORES]
-Reply cmd_zrange(Ctx& ctx) { return zrange_generic(ctx, false); }
+Reply cmd_zrange(Ctx& ctx) { return zrange_generic(ctx, RangeBy::kAuto, Direction::kAuto); }
 
 // ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT offset count]
-Reply cmd_zrangebyscore(Ctx& ctx) { return zrange_generic(ctx, true); }
+Reply cmd_zrangebyscore(Ctx& ctx) {
+  return zrange_generic(ctx, RangeBy::kScore, Direction::kForward);
+}
+
+// ZREVRANGE key start stop [WITHSCORES]: ranks counted from the highest score.
+Reply cmd_zrevrange(Ctx& ctx) { return zrange_generic(ctx, RangeBy::kRank, Direction::kReverse); }
+
+// ZREVRANGEBYSCORE key max min [WITHSCORES] [LIMIT offset count]
+Reply cmd_zrevrangebyscore(Ctx& ctx) {
+  return zrange_generic(ctx, RangeBy::kScore, Direction::kReverse);
+}
+
+// ZREMRANGEBYRANK key start stop: the ranks are read before the key, as in Redis.
+Reply cmd_zremrangebyrank(Ctx& ctx) {
+  std::int64_t start = 0, stop = 0;
+  if (!parse_strict_int(ctx.argv[2], start) || !parse_strict_int(ctx.argv[3], stop))
+    return Reply::error(kNotInteger);
+  bool wrong_type = false;
+  Entry* entry = ctx.lookup_typed(ctx.argv[1], Type::kZSet, wrong_type);
+  if (wrong_type) return Reply::error(kWrongType);
+  if (entry == nullptr) return Reply::from_integer(0);
+  ZSet& zset = *entry->zset;
+  if (!clamp_rank_range(static_cast<std::int64_t>(zset.by_score.size()), start, stop))
+    return Reply::from_integer(0);
+  const auto first = std::next(zset.by_score.begin(), start);
+  const auto last = std::next(first, stop - start + 1);
+  for (auto it = first; it != last; ++it) zset.score_of.erase(std::string_view(it->second));
+  zset.by_score.erase(first, last);
+  if (zset.score_of.empty()) ctx.erase(ctx.argv[1]);
+  return Reply::from_integer(stop - start + 1);
+}
+
+// ZPOPMIN / ZPOPMAX key [count], as Redis 7.0's zpopMinMaxCommand in RESP2: a flat array of
+// member, score pairs (empty for a missing key or a count of 0); more than one count argument is
+// a syntax error.
+Reply zpop_generic(Ctx& ctx, bool min) {
+  if (ctx.argv.size() > 3) return Reply::error(kSyntax);
+  std::int64_t count = 1;
+  if (ctx.argv.size() == 3) {
+    if (auto error = parse_count(ctx.argv[2], count)) return *error;
+  }
+  bool wrong_type = false;
+  Entry* entry = ctx.lookup_typed(ctx.argv[1], Type::kZSet, wrong_type);
+  if (wrong_type) return Reply::error(kWrongType);
+  std::vector<Reply> out;
+  if (entry == nullptr || count == 0) return Reply::array(std::move(out));
+  ZSet& zset = *entry->zset;
+  const auto taken = std::min<std::int64_t>(count, static_cast<std::int64_t>(zset.by_score.size()));
+  out.reserve(static_cast<std::size_t>(taken) * 2);
+  for (std::int64_t i = 0; i < taken; ++i) {
+    const auto node = min ? zset.by_score.begin() : std::prev(zset.by_score.end());
+    append_member(out, *node, true);
+    zset.score_of.erase(std::string_view(node->second));
+    zset.by_score.erase(node);
+  }
+  if (zset.score_of.empty()) ctx.erase(ctx.argv[1]);
+  return Reply::array(std::move(out));
+}
 
 }  // namespace rlsim

@@ -14,6 +14,7 @@
 #include "core/sha1.h"
 #include "redis/cluster_slots.h"
 #include "redis/script_wrap.h"
+#include "redis/time_commands.h"
 
 namespace rlsim {
 
@@ -44,13 +45,14 @@ std::optional<std::int64_t> ttl_amount(std::string_view text) {
 constexpr std::int64_t kMaxMappedMs = 9'000'000'000'000'000;
 
 // Which arguments of a command are keys (the commands the embedded Redis implements).
-enum class Keys { kUnknown, kNone, kFirst, kAll, kScript, kScriptCommand, kTime };
+enum class Keys { kUnknown, kNone, kFirst, kAll, kPairs, kScript, kScriptCommand, kTime };
 
 Keys keys_of(const std::string& name) {
   static const std::unordered_map<std::string, Keys> table = [] {
     std::unordered_map<std::string, Keys> t;
     for (const std::string& command : MockStore::command_names()) t[command] = Keys::kFirst;
     for (const char* all : {"del", "unlink", "exists", "mget"}) t[all] = Keys::kAll;
+    t["mset"] = Keys::kPairs;  // key value key value ...
     t["ping"] = Keys::kNone;
     t["time"] = Keys::kTime;
     t["eval"] = t["evalsha"] = Keys::kScript;
@@ -308,38 +310,70 @@ std::optional<std::int64_t> RealStore::mapped_expiry_ms(const std::string& amoun
   return std::nullopt;
 }
 
-// TTLs on the virtual clock (see the header): TTL/PTTL read PEXPIRETIME, EXPIRE* and SET's
-// EX/PX/EXAT/PXAT are sent as absolute times on the shifted clock.
+// TTLs on the virtual clock (see the header), by the command's row of time_commands(): TTL, PTTL,
+// EXPIRETIME and PEXPIRETIME read PEXPIRETIME; EXPIRE*, SETEX, PSETEX and the EX / PX / EXAT /
+// PXAT options of SET and GETEX are sent as absolute times on the shifted clock (TIME is answered
+// locally, commands the embedded Redis lacks are never sent).
 void RealStore::map_ttl_command(const std::string& name, const Command& command, TimeUs now_us,
                                 Op& op, Command& out) const {
+  const TimeCommand* row = find_time_command(name);
+  if (row == nullptr) return;
   const std::size_t argc = command.size();
-  if ((name == "ttl" || name == "pttl") && argc == 2) {
-    out[0] = "PEXPIRETIME";
-    op.fix = name == "ttl" ? Fix::kTtl : Fix::kPttl;
-  } else if ((name == "expire" || name == "pexpire" || name == "expireat" || name == "pexpireat") &&
-             argc >= 3) {
-    const bool seconds = name == "expire" || name == "expireat";
-    const bool relative = name == "expire" || name == "pexpire";
-    if (const auto at_ms = mapped_expiry_ms(command[2], seconds, relative, now_us)) {
-      out[0] = "PEXPIREAT";
-      out[2] = std::to_string(*at_ms);
-    }
-  } else if (name == "set") {
-    std::size_t option = 0, count = 0;
-    for (std::size_t i = 3; i < argc; ++i) {
-      const std::string o = lower(command[i]);
-      if (o == "ex" || o == "px" || o == "exat" || o == "pxat") {
-        option = i;
-        ++count;
+  switch (row->use) {
+    case TimeUse::kReadsTtl:
+    case TimeUse::kReadsExpireTime:
+      if (argc != 2) return;
+      out[0] = "PEXPIRETIME";
+      if (row->use == TimeUse::kReadsTtl) {
+        op.fix = row->unit_us == kUsPerS ? Fix::kTtl : Fix::kPttl;
+      } else {
+        op.fix = row->unit_us == kUsPerS ? Fix::kExpireTime : Fix::kPexpireTime;
       }
-    }
-    if (count != 1 || option + 1 >= argc) return;
-    const std::string o = lower(command[option]);
-    if (const auto at_ms = mapped_expiry_ms(command[option + 1], o == "ex" || o == "exat",
-                                            o == "ex" || o == "px", now_us)) {
-      out[option] = "PXAT";
-      out[option + 1] = std::to_string(*at_ms);
-    }
+      return;
+    case TimeUse::kExpireArg:
+      if (argc < 3) return;
+      if (const auto at_ms =
+              mapped_expiry_ms(command[2], row->unit_us == kUsPerS, row->relative, now_us)) {
+        out[0] = "PEXPIREAT";
+        out[2] = std::to_string(*at_ms);
+      }
+      return;
+    case TimeUse::kSetexArg:
+      if (argc != 4) return;
+      if (const auto at_ms = mapped_expiry_ms(command[2], row->unit_us == kUsPerS, true, now_us))
+        out = {"SET", out[1], command[3], "PXAT", std::to_string(*at_ms)};
+      return;
+    case TimeUse::kExpiryOption:
+      map_expiry_option(command, row->options_from, now_us, out);
+      return;
+    default:
+      return;
+  }
+}
+
+// SET's / GETEX's EX / PX / EXAT / PXAT as PXAT. Redis takes one kind of expiry option, repeated
+// or not (the last wins): each is mapped, or none is (and the server answers as it would).
+void RealStore::map_expiry_option(const Command& command, std::size_t from, TimeUs now_us,
+                                  Command& out) const {
+  std::string kind;
+  std::vector<std::size_t> options;
+  for (std::size_t i = from; i < command.size(); ++i) {
+    const std::string o = lower(command[i]);
+    if (o != "ex" && o != "px" && o != "exat" && o != "pxat") continue;
+    if ((!kind.empty() && o != kind) || i + 1 == command.size()) return;
+    kind = o;
+    options.push_back(i++);  // its value is not an option
+  }
+  std::vector<std::int64_t> at_ms;
+  for (const std::size_t i : options) {
+    const auto mapped = mapped_expiry_ms(command[i + 1], kind == "ex" || kind == "exat",
+                                         kind == "ex" || kind == "px", now_us);
+    if (!mapped) return;
+    at_ms.push_back(*mapped);
+  }
+  for (std::size_t k = 0; k < options.size(); ++k) {
+    out[options[k]] = "PXAT";
+    out[options[k] + 1] = std::to_string(at_ms[k]);
   }
 }
 
@@ -412,10 +446,12 @@ void RealStore::translate(const Command& command, TimeUs now_us, Batch& batch,
       return;
     }
     case Keys::kFirst:
-    case Keys::kAll: {
+    case Keys::kAll:
+    case Keys::kPairs: {
       out = command;
-      const std::size_t last = keys_of(name) == Keys::kAll ? argc : std::min<std::size_t>(argc, 2);
-      for (std::size_t i = 1; i < last; ++i) {
+      const Keys keys = keys_of(name);
+      const std::size_t last = keys == Keys::kFirst ? std::min<std::size_t>(argc, 2) : argc;
+      for (std::size_t i = 1; i < last; i += keys == Keys::kPairs ? 2 : 1) {
         out[i] = with_prefix(command[i]);
         sweep_keys.push_back(out[i]);
       }
@@ -536,6 +572,15 @@ void RealStore::finish_reply(Batch& batch, Op& op) {
         const std::int64_t left_us = reply.integer - threshold(batch.now_us);
         const std::int64_t unit_us = op.fix == Fix::kTtl ? kUsPerS : kUsPerMs;
         reply.integer = (left_us + unit_us / 2) / unit_us;
+      }
+      return;
+    case Fix::kExpireTime:
+    case Fix::kPexpireTime:
+      // The server's time is virtual microseconds + offset_ms_; EXPIRETIME rounds its seconds as
+      // Redis does (ttlGenericCommand), from whole milliseconds.
+      if (reply.type == Reply::Type::kInteger && reply.integer >= 0) {
+        const std::int64_t at_ms = (reply.integer - offset_ms_) / kUsPerMs;
+        reply.integer = op.fix == Fix::kPexpireTime ? at_ms : (at_ms + 500) / 1000;
       }
       return;
     case Fix::kScriptLoad:

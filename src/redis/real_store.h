@@ -111,7 +111,16 @@ class RealStore final : public DataStore {
     std::string wrapped_sha;  // the server's name for it
     bool on_server = false;   // loaded through this connection
   };
-  enum class Fix : std::uint8_t { kNone, kHidden, kTtl, kPttl, kScript, kScriptLoad };
+  enum class Fix : std::uint8_t {
+    kNone,
+    kHidden,
+    kTtl,
+    kPttl,
+    kExpireTime,
+    kPexpireTime,
+    kScript,
+    kScriptLoad
+  };
   struct Op {
     Reply reply;        // the local reply, or the real one once read
     bool real = false;  // one real reply to read
@@ -139,6 +148,8 @@ class RealStore final : public DataStore {
                                 std::vector<Command>& sent);
   void map_ttl_command(const std::string& name, const Command& command, TimeUs now_us, Op& op,
                        Command& out) const;
+  void map_expiry_option(const Command& command, std::size_t from, TimeUs now_us,
+                         Command& out) const;
   std::optional<std::int64_t> mapped_expiry_ms(const std::string& amount_text, bool seconds,
                                                bool relative, TimeUs now_us) const;
   void append_sweeps(std::vector<std::string> sweep_keys, TimeUs now_us, Batch& batch);

@@ -6,6 +6,8 @@
 #include <optional>
 #include <vector>
 
+#include "redis/time_commands.h"
+
 namespace rlsim {
 
 // The two appended arguments are taken off ARGV with plain table operations: table.remove and a
@@ -20,42 +22,99 @@ const char* const kSweepPrelude =
 namespace {
 
 // kRewritten: __rlX(raise, command, ...) runs one redis command with its TTL mapped to the virtual
-// clock (TIME answered from it, TTL / PTTL read back in virtual time) through redis.pcall, and
-// when `raise` is 1 raises an error reply with error level 2: the message then carries the
-// position of the line that called it, which is the line Redis names for its own redis.call (the
-// store moves it into place). The rewrite makes sure the call is never a tail call (a tail call
-// would drop that line). Created once per invocation; its helpers only when it runs.
-constexpr const char* kClockFunction =
+// clock through redis.pcall, by the command's row of time_commands() (its kind k, unit u in
+// microseconds, whether relative, where its options start), and when `raise` is 1 raises an error
+// reply with error level 2: the message then carries the position of the line that called it,
+// which is the line Redis names for its own redis.call (the store moves it into place). The
+// rewrite makes sure the call is never a tail call (a tail call would drop that line). Created
+// once per invocation; its helpers only when it runs. Times on the server are virtual
+// microseconds plus the offset o, read as milliseconds (real_store.h).
+//
+// nrm(v): an amount as Redis parses it, positive and below 1e16, or nil (then the command goes
+// unchanged and the server answers as it would). The classification below is generated from the
+// table, so a row added there is mapped here.
+constexpr const char* kClockHead =
     "local function __rlX(__rlz,...) local o=tonumber(__rlo) local now=__rlt-o "
     "local function nrm(v) local x=tonumber(v) if x==nil or x<=0 or x>=1e16 or x~=math.floor(x) "
     "then return nil end if type(v)=='string' and not string.find(v,'^[1-9]%d*$') then return nil "
     "end return x end "
     "local a={...} local n=select('#',...) local f=redis.pcall "
     "local c=type(a[1])=='string' and string.upper(a[1]) or '' local r "
-    "if c=='TIME' and n==1 then r={string.format('%.0f',math.floor(now/1e6)),"
+    "local k,u,rel,from,sub=-1,0,false,0,nil ";
+
+// After the classification: the translation of each kind, by its number in TimeUse.
+static_assert(
+    static_cast<int>(TimeUse::kExpireArg) == 0 && static_cast<int>(TimeUse::kSetexArg) == 1 &&
+    static_cast<int>(TimeUse::kExpiryOption) == 2 && static_cast<int>(TimeUse::kRestoreTtl) == 3 &&
+    static_cast<int>(TimeUse::kReadsTtl) == 4 && static_cast<int>(TimeUse::kReadsExpireTime) == 5 &&
+    static_cast<int>(TimeUse::kReadsClock) == 6 && static_cast<int>(TimeUse::kWallClock) == 7);
+constexpr const char* kClockBody =
+    "if k==6 and n==1 then r={string.format('%.0f',math.floor(now/1e6)),"
     "string.format('%.0f',now%1e6)} "
-    "elseif (c=='TTL' or c=='PTTL') and n==2 then r=f('PEXPIRETIME',a[2]) "
-    "if type(r)=='number' and r>=0 then local u=(c=='TTL') and 1e6 or 1e3 "
-    "r=math.floor((r-__rlt+u/2)/u) end "
-    "else local at,pn,pv,nn=nil,0,0,nil "
-    "if n>=3 and (c=='EXPIRE' or c=='PEXPIRE' or c=='EXPIREAT' or c=='PEXPIREAT') then "
-    "local v=nrm(a[3]) if v then at=v*((c=='EXPIRE' or c=='EXPIREAT') and 1e6 or 1e3) "
-    "if c=='EXPIRE' or c=='PEXPIRE' then at=at+now end pn,pv,nn=1,3,'PEXPIREAT' end "
-    "elseif c=='SET' then local k,i=0,0 for j=4,n do local p=type(a[j])=='string' and "
-    "string.upper(a[j]) or '' if p=='EX' or p=='PX' or p=='EXAT' or p=='PXAT' then k=k+1 i=j end "
-    "end if k==1 and i<n then local p=string.upper(a[i]) local v=nrm(a[i+1]) if v then "
-    "at=v*((p=='EX' or p=='EXAT') and 1e6 or 1e3) if p=='EX' or p=='PX' then at=at+now end "
-    "pn,pv,nn=i,i+1,'PXAT' end end end "
-    "if at and at>now and at+o<9e15 then a[pn]=nn a[pv]=string.format('%.0f',at+o) end "
+    "elseif k==4 and n==2 then r=f('PEXPIRETIME',a[2]) "
+    "if type(r)=='number' and r>=0 then r=math.floor((r-__rlt+u/2)/u) end "
+    "elseif k==5 and n==2 then r=f('PEXPIRETIME',a[2]) "
+    "if type(r)=='number' and r>=0 then r=math.floor((r-o)/1e3) "
+    "if u==1e6 then r=math.floor((r+500)/1000) end end "
+    "elseif k==7 and (sub==nil or (type(a[2])=='string' and string.upper(a[2])==sub)) then "
+    "r={err='ERR rlsim: script called '..c..(sub and ' '..sub or '')..', which answers the "
+    "server wall clock: real mode cannot map it to virtual time (docs/real-redis.md)'} "
+    "else local at,pv=nil,0 "
+    "if k==0 and n>=3 then local v=nrm(a[3]) if v then at=v*u if rel then at=at+now end "
+    "pv=3 a[1]='PEXPIREAT' end "
+    "elseif k==1 and n==4 then local v=nrm(a[3]) if v then at=v*u+now pv=5 end "
+    // SET / GETEX: every EX / PX / EXAT / PXAT (Redis allows one kind, repeated: the last
+    // wins) becomes PXAT, or none does.
+    "elseif k==2 then local q,ok,idx,ts,j=nil,true,{},{},from while j<=n do "
+    "local p=type(a[j])=='string' and string.upper(a[j]) or '' "
+    "if p=='EX' or p=='PX' or p=='EXAT' or p=='PXAT' then if (q and q~=p) or j==n then ok=false "
+    "end q=p idx[#idx+1]=j j=j+1 end j=j+1 end "
+    "if q and ok then for y,x in ipairs(idx) do local v=nrm(a[x+1]) if not v then ok=false break "
+    "end local t=v*((q=='EX' or q=='EXAT') and 1e6 or 1e3) if q=='EX' or q=='PX' then t=t+now "
+    "end if not (t>now and t+o<9e15) then ok=false break end ts[y]=t end "
+    "if ok then for y,x in ipairs(idx) do a[x]='PXAT' a[x+1]=string.format('%.0f',ts[y]+o) end "
+    "end end "
+    "elseif k==3 and n>=4 then local v=nrm(a[3]) local abs=false for j=5,n do "
+    "if type(a[j])=='string' and string.upper(a[j])=='ABSTTL' then abs=true end end "
+    "if v then at=v*u if not abs then at=at+now end pv=3 "
+    "if not abs then n=n+1 a[n]='ABSTTL' end end end "
+    "if at and at>now and at+o<9e15 then local t=string.format('%.0f',at+o) "
+    "if k==1 then a={'SET',a[2],a[4],'PXAT',t} n=5 else a[pv]=t end "
+    "elseif k~=2 then a={...} n=select('#',...) end "
     "r=f(unpack(a,1,n)) end "
     "if __rlz==1 and type(r)=='table' and r.err then error('\\001rlsim\\001'..r.err,2) end "
     "return r end ";
 
-// kShadowed (after kClockFunction): `redis` is shadowed so that TTL commands use the virtual clock
-// as the store does for plain commands, through __rlX. redis.call is a coroutine.wrap function, a
-// C function: an error it raises carries the caller's position (even from a tail call, which drops
-// a Lua caller's frame) and Redis's error handler names the caller's line, so the store can
-// restore the exact message Redis gives without the prelude (the marker finds it).
+std::string lua_number(std::int64_t value) { return std::to_string(value); }
+
+// The Lua text of __rlX: its head, the classification of the command name from time_commands(),
+// and the translations.
+const std::string& clock_function() {
+  static const std::string text = [] {
+    std::string out = kClockHead;
+    const char* keyword = "if ";
+    for (const TimeCommand& row : time_commands()) {
+      if (row.use == TimeUse::kNotMapped) continue;
+      out += keyword;
+      out += "c=='" + std::string(row.name) +
+             "' then k,u,rel,from=" + lua_number(static_cast<int>(row.use)) + "," +
+             lua_number(row.unit_us) + "," + (row.relative ? "true" : "false") + "," +
+             lua_number(static_cast<std::int64_t>(row.options_from) + 1);  // Lua counts from 1
+      if (!row.subcommand.empty()) out += " sub='" + std::string(row.subcommand) + "'";
+      out += " ";
+      keyword = "elseif ";
+    }
+    out += "end ";
+    return out + kClockBody;
+  }();
+  return text;
+}
+
+// kShadowed (after clock_function()): `redis` is shadowed so that TTL commands use the virtual
+// clock as the store does for plain commands, through __rlX. redis.call is a coroutine.wrap
+// function, a C function: an error it raises carries the caller's position (even from a tail call,
+// which drops a Lua caller's frame) and Redis's error handler names the caller's line, so the store
+// can restore the exact message Redis gives without the prelude (the marker finds it).
 constexpr const char* kShadowPrelude =
     "local __rlr=redis "
     "local function __rlx(...) return __rlX(0,...) end "
@@ -182,10 +241,7 @@ bool plain_command(std::string_view quoted) {
                    [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }))
     return false;
   const std::string l = lower(name);
-  for (const char* clock :
-       {"expire", "pexpire", "expireat", "pexpireat", "set", "ttl", "pttl", "time"})
-    if (l == clock) return false;
-  return true;
+  return !maps_time(name);
 }
 
 struct Edit {
@@ -268,8 +324,15 @@ std::string with_prelude(const std::string& text, const std::string& prelude) {
 
 bool script_needs_clock(const std::string& text) {
   const std::string l = lower(text);
-  for (const char* word : {"expire", "ttl", "time", "'set'", "\"set\""})
-    if (l.find(word) != std::string::npos) return true;
+  for (const TimeCommand& row : time_commands()) {
+    if (row.use == TimeUse::kNotMapped) continue;
+    const std::string name = lower(row.name);
+    // "set" is in too many words (hset, offset): only a quoted SET counts.
+    const bool found = name == "set" ? l.find("'set'") != std::string::npos ||
+                                           l.find("\"set\"") != std::string::npos
+                                     : l.find(name) != std::string::npos;
+    if (found) return true;
+  }
   return false;
 }
 
@@ -284,11 +347,11 @@ WrappedScript wrap_script(const std::string& text) {
     if (rewritten) {
       const std::string head = body_at == 0 ? "" : text.substr(0, body_at + 1);
       if (clock_calls == 0) return {head + kSweepPrelude + *rewritten, ScriptWrap::kSweep};
-      std::string out = head + kSweepPrelude + kClockFunction + *rewritten;
+      std::string out = head + kSweepPrelude + clock_function() + *rewritten;
       if (compiles(out.substr(head.size()))) return {std::move(out), ScriptWrap::kRewritten};
     }
   }
-  return {with_prelude(text, std::string(kSweepPrelude) + kClockFunction + kShadowPrelude),
+  return {with_prelude(text, std::string(kSweepPrelude) + clock_function() + kShadowPrelude),
           ScriptWrap::kShadowed};
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "core/sha1.h"
@@ -43,6 +44,23 @@ bool is_fatal_script_error(const Reply& reply) {
   const std::string_view text = reply.text;
   // "ERR rlsim: script ..." are the mock's own limits: the instruction budget and the memory cap.
   return text.starts_with("ERR Error compiling script") || text.starts_with("ERR rlsim: script ");
+}
+
+void ScriptErrorSamples::add(const Reply& reply) {
+  if (texts_.size() >= kMaxTexts || reply.timed_out) return;
+  std::string text = reply.is_error() ? reply.text : "not an integer: " + to_display(reply);
+  if (text.starts_with("CONNREFUSED")) return;
+  if (text.size() > kMaxBytes) text = text.substr(0, kMaxBytes - 3) + "...";
+  // A script's error text may hold any bytes: keep printable ASCII only, so the JSON stays valid
+  // UTF-8 and the terminal sees no control sequences.
+  for (char& c : text)
+    if (c < 0x20 || c > 0x7e) c = '?';
+  if (std::find(texts_.begin(), texts_.end(), text) == texts_.end())
+    texts_.push_back(std::move(text));
+}
+
+void ScriptErrorSamples::write(nlohmann::ordered_json& out) const {
+  if (!texts_.empty()) out["script_error_texts"] = texts_;
 }
 
 std::string hash_tagged_prefix(const std::string& prefix, const Catalog& catalog,
@@ -90,6 +108,7 @@ Task<Decision> PerLimitScriptStrategy::decide(Request request, const Instance& i
         co_return Decision{false, index, true};
       }
       ++script_errors_;
+      error_samples_.add(reply);
       decision.error = true;
       if (call_params_.fail_open()) continue;
       co_return Decision{false, index, true};
@@ -102,6 +121,7 @@ Task<Decision> PerLimitScriptStrategy::decide(Request request, const Instance& i
 void PerLimitScriptStrategy::write_metrics(nlohmann::ordered_json& out) const {
   out["script_reloads"] = reloads_;
   out["script_errors"] = script_errors_;
+  error_samples_.write(out);
   clock_.write_metrics(out);
 }
 

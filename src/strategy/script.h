@@ -43,10 +43,27 @@ class Script {
 };
 
 // True for the script failures that are the script author's fault and make the run meaningless:
-// a compile error ("ERR Error compiling script ...") or one of the mock's script limits ("ERR
-// rlsim: script <sha> exceeded its instruction budget", "... the Lua memory limit"). Other error
-// replies (WRONGTYPE from a redis.call, redis.error_reply, timeouts) are ordinary Redis errors.
+// a compile error ("ERR Error compiling script ...") or one of the mock's script errors ("ERR
+// rlsim: script <sha> exceeded its instruction budget", "... the Lua memory limit", "... called
+// OBJECT, a Redis command the embedded Redis does not implement"). Other error replies (WRONGTYPE
+// from a redis.call, redis.error_reply, timeouts) are ordinary Redis errors.
 bool is_fatal_script_error(const Reply& reply);
+
+// The first distinct texts of a strategy's script errors, for the report: at most kMaxTexts, each
+// cut to kMaxBytes. Timeouts and refused connections are left out (the Redis section of the
+// report counts them); what remains says why a script failed (WRONGTYPE, a redis.error_reply, a
+// reply of the wrong type).
+class ScriptErrorSamples {
+ public:
+  static constexpr std::size_t kMaxTexts = 3;
+  static constexpr std::size_t kMaxBytes = 200;
+  void add(const Reply& reply);
+  // "script_error_texts": [...], only when there is one (reports without errors are unchanged).
+  void write(nlohmann::ordered_json& out) const;
+
+ private:
+  std::vector<std::string> texts_;
+};
 
 // "rl:{user:42}:": a limit's key prefix ("rl:user:", from redis_key_prefixes) with the key text
 // inside a hash tag, so that every key a multi-key script touches for one user hashes to one
@@ -70,7 +87,8 @@ class PerLimitScriptStrategy : public Strategy {
  public:
   Task<Decision> decide(Request request, const Instance& instance) final;
   // "script_reloads" (EVAL after NOSCRIPT) and "script_errors" (error replies, timeouts included),
-  // and the clock source's counters when it is not the local clock.
+  // the first error texts (ScriptErrorSamples) and the clock source's counters when it is not the
+  // local clock.
   void write_metrics(nlohmann::ordered_json& out) const override;
   void on_instance_stop(const Instance& instance) override { clock_.forget(instance); }
 
@@ -116,6 +134,7 @@ class PerLimitScriptStrategy : public Strategy {
   TimeUs now_us_ = 0;  // set just before each arguments() call
   std::uint64_t reloads_ = 0;
   std::uint64_t script_errors_ = 0;
+  ScriptErrorSamples error_samples_;
 };
 
 }  // namespace rlsim
