@@ -31,4 +31,6 @@ done
 "$rlsim" sweep scenarios/multi-region.json \
   --set 'strategies[2].replication_delay=0ms,100ms,1s,10s,30s,60s' \
   --strategy crdt_100ms --strategy region_local --metric overshoot --metric excess >/dev/null
+# The reference table of docs/products.md, from the product scenarios' reports.
+python3 tests/products-table.py
 echo "regenerated: $(find reports -mindepth 1 -maxdepth 1 -type d | sort | tr '\n' ' ')"

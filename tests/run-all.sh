@@ -45,8 +45,9 @@ build/rlsim check scenarios/*.json --check-determinism
 # The committed reports are what this binary generates (a determinism and regression check in one).
 tests/regen-reports.sh build/rlsim
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  git diff --exit-code --stat -- reports/ && [ -z "$(git status --porcelain -- reports/)" ] ||
-    { echo "reports/ differs from what tests/regen-reports.sh generates: commit them" >&2; exit 1; }
+  git diff --exit-code --stat -- reports/ docs/products.md &&
+    [ -z "$(git status --porcelain -- reports/ docs/products.md)" ] ||
+    { echo "reports/ or docs/products.md's table differs from what tests/regen-reports.sh generates: commit them" >&2; exit 1; }
 fi
 # Installs like a Debian tool: `cmake --install` into a temporary prefix, the .deb that cpack builds
 # installed with apt-get and run from /usr/share/rlsim, `man rlsim`, bash completion; then removed.

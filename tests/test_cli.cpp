@@ -987,6 +987,10 @@ TEST_CASE("scenario files may carry comments, for every command that reads them"
   json with_comments = json::parse(read_file(ws.dir / "out" / "report.json"));
   json plain = json::parse(read_file(ws.dir / "plain" / "report.json"));
   CHECK(with_comments == plain);
+}
+
+// ---------------------------------------------------------------------------------------------
+// ---------------------------------------------------------------------------------------------
 // scripts on the embedded Redis
 // ---------------------------------------------------------------------------------------------
 
