@@ -88,3 +88,9 @@ TEST_CASE("kong parameters: sync_rate only with redis, and at least Kong's 0.02 
   CHECK(resolve_params(*kong, nlohmann::json{{"policy", "redis"}, {"sync_rate", "20ms"}}, field,
                        error));
 }
+
+TEST_CASE("kong: a window that is not whole seconds stops the run before its first decision") {
+  StrategyHarness h(R"({"name": "per_user", "key": "user", "limit": 3, "window": "500ms"})",
+                    R"({"name": "kong", "policy": "redis"})");
+  CHECK_THAT(h.strategy().fatal_error(), Catch::Contains("whole seconds"));
+}

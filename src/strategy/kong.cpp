@@ -13,6 +13,7 @@
 // true): a failed Redis call lets the request through.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "strategy/registry.h"
@@ -66,7 +67,16 @@ class Kong final : public Strategy, public EventTarget {
  public:
   explicit Kong(StrategyEnv env)
       : env_(std::move(env)), params_(parse_kong_params(ParamReader(env_.params))) {
-    for (const Limit& limit : env_.limits) periods_.push_back(period_name(limit.window_us));
+    for (const Limit& limit : env_.limits) {
+      periods_.push_back(period_name(limit.window_us));
+      // Kong's periods are whole seconds (second to year; schema.lua): the run stops before its
+      // first decision, as Kong refuses the configuration.
+      if (limit.window_us < kUsPerS || limit.window_us % kUsPerS != 0)
+        fail(
+            fmt::format("limit {}: Kong counts periods of whole seconds (second, minute, hour, "
+                        "day), not a window of {} us",
+                        limit.name, limit.window_us));
+    }
   }
 
   Task<Decision> decide(Request request, const Instance& instance) override {
@@ -149,7 +159,7 @@ class Kong final : public Strategy, public EventTarget {
 
   std::string key_of(std::size_t index, const Request& request, std::int64_t now_s) const {
     const Limit& limit = env_.limits[index];
-    const std::int64_t window_s = limit.window_us / kUsPerS;
+    const std::int64_t window_s = std::max<std::int64_t>(limit.window_us / kUsPerS, 1);
     // ratelimit:<kind>:<identifier>:<period start in ms>:<period>: Kong's route and service ids
     // are replaced by the limit's key kind (user, ip, endpoint, global).
     std::string key = fmt::format("ratelimit:{}:", to_string(limit.key));
