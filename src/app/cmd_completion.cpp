@@ -7,6 +7,7 @@
 #include "app/completion.h"
 #include "app/exit_codes.h"
 #include "app/subcommand.h"
+#include "core/check.h"
 
 namespace rlsim {
 
@@ -18,7 +19,10 @@ Subcommand completion_subcommand() {
                 ->required()
                 ->check(CLI::IsMember({"bash"}));
             const CLI::App* root = cli.get_parent();
-            return [root] {
+            // The lambda owns `shell`: CLI11 writes the parsed value through the reference, so it
+            // must outlive the parse (it did not, and ASan caught the use after free).
+            return [root, shell] {
+              RLSIM_CHECK(*shell == "bash");  // CLI::IsMember above
               std::cout << bash_completion(*root);
               return exit_code::kOk;
             };
