@@ -615,8 +615,11 @@ class Doorman final : public Strategy, public EventTarget {
   // The smallest refresh interval of the leases, at least minimum_refresh_interval.
   DurationUs next_interval_us(const Client& client) const {
     DurationUs interval_us = 60 * 60 * kUsPerS;  // veryLongTime
+    // A resource added while the request was in flight has no lease yet; its own GetCapacity
+    // follows at once (refresh_again).
     for (const Resource& resource : client.resources)
-      interval_us = std::min(interval_us, resource.lease->refresh_interval_s * kUsPerS);
+      if (resource.lease)
+        interval_us = std::min(interval_us, resource.lease->refresh_interval_s * kUsPerS);
     return std::max(interval_us, params_.minimum_refresh_interval_us);
   }
 

@@ -160,6 +160,9 @@ class LimitadorCached final : public Strategy, public EventTarget {
   }
 
   void on_instance_start(const Instance& instance) override {
+    // A refused configuration stops the run before its first decision: start nothing that
+    // would outlive it.
+    if (!fatal_error().empty()) return;
     if (nodes_.size() <= instance.id) nodes_.resize(instance.id + 1);
     Node& node = nodes_[instance.id];
     node.instance = &instance;
