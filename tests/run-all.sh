@@ -1,21 +1,38 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh Debian 12 machine: installs what is missing, builds rlsim with
-# warnings as errors, builds the tests again under ASan + UBSan, starts a private redis-server on
-# a loopback port for the real-Redis tests, runs everything through CTest, and stops the server.
+# warnings as errors (the release program the scenario checks, reports, conformance and package
+# use), builds it again with the tests under ASan + UBSan, also with warnings as errors (the only
+# build of the tests), starts a private redis-server and a 3-master cluster on loopback ports for
+# the real-Redis tests, runs everything, and stops the servers. Each phase prints its wall time
+# (`phase: ... s`); docs/performance.md#the-test-suite has the figures and where they go.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+suite_start=$SECONDS
+phase_start=$SECONDS
+phase() {
+  echo "phase: $1: $((SECONDS - phase_start)) s (total $((SECONDS - suite_start)) s)"
+  phase_start=$SECONDS
+}
 tests/install-deps.sh
+phase "install the Debian packages"
 
 # Formatting is part of the build: the committed .clang-format, applied.
 clang-format --dry-run --Werror src/*/*.h src/*/*.cpp tests/*.cpp tests/*.h tests/fuzz/*.cpp
 # No include cycle between modules of src/, and each layer includes only the layers below it.
 python3 tests/check-includes.py
+phase "format and include checks"
 
 jobs=$(nproc)
-cmake -S . -B build -DRLSIM_WERROR=ON -DRLSIM_TESTS=ON
+# -g1 (line tables, enough for every stack trace and sanitizer report) instead of -g: a third less
+# compile and link time (docs/performance.md#the-test-suite).
+cmake -S . -B build -DRLSIM_WERROR=ON -DRLSIM_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 cmake --build build -j"$jobs"
-cmake -S . -B build-asan -DRLSIM_WERROR=ON -DRLSIM_TESTS=ON -DRLSIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+phase "release build (-Werror)"
+cmake -S . -B build-asan -DRLSIM_WERROR=ON -DRLSIM_TESTS=ON -DRLSIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_CXX_FLAGS_DEBUG="-g1"
 cmake --build build-asan -j"$jobs"
+phase "ASan + UBSan build with the tests (-Werror)"
 
 redis_port=${RLSIM_TEST_REDIS_PORT:-6391}
 redis_dir=$(mktemp -d)
@@ -39,9 +56,17 @@ export RLSIM_REDIS_CLUSTER
 # (tests/real_redis_env.h): the suite cannot pass without having run them.
 export RLSIM_REQUIRE_REAL_REDIS=1
 
-ctest --test-dir build --output-on-failure -j"$jobs"
-# Every bundled scenario's headline claims, each run twice to prove determinism.
-build/rlsim check scenarios/*.json --check-determinism
+phase "start redis-server and the cluster"
+
+# Every test program (unit, scenario, real-Redis, real-cluster, headless Chromium, promtool, GNU
+# parallel) under ASan + UBSan; test_cli runs `rlsim check` on every bundled scenario there.
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs"
+phase "ctest under ASan + UBSan"
+# Every bundled scenario's headline claims, each strategy run twice to prove determinism (the
+# release program, in two processes).
+printf '%s\n' scenarios/*.json | xargs -n 16 -P "$jobs" build/rlsim check --check-determinism
+phase "rlsim check --check-determinism"
 # The committed reports are what this binary generates (a determinism and regression check in one).
 tests/regen-reports.sh build/rlsim
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
@@ -49,18 +74,23 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     [ -z "$(git status --porcelain -- reports/ docs/products.md)" ] ||
     { echo "reports/ or docs/products.md's table differs from what tests/regen-reports.sh generates: commit them" >&2; exit 1; }
 fi
+phase "regenerate the reports"
 # Installs like a Debian tool: `cmake --install` into a temporary prefix, the .deb that cpack builds
 # installed with apt-get and run from /usr/share/rlsim, `man rlsim`, bash completion; then removed.
 tests/package.sh build
+phase "package"
 # The embedded Redis against the real one: a corpus of replies, then every bundled scenario's
 # decisions on both backends (docs/real-redis.md). Any difference fails.
 build/rlsim conformance --redis "redis://127.0.0.1:$redis_port" scenarios/*.json
 # The same against the cluster (keys routed by slot over three masters, compared with the embedded
 # cluster of the same slot map): every bundled scenario, each cut to 30 s of virtual time (~1.5 min).
 build/rlsim conformance --redis-cluster "$RLSIM_REDIS_CLUSTER" scenarios/*.json --max-duration 30s
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j"$jobs"
-# Static analysis (the committed .clang-tidy) and bounded fuzzing of the scenario parser and the
-# embedded Redis + Lua layer (tests/fuzz/).
+phase "conformance against redis-server and the cluster"
+# Static analysis (the committed .clang-tidy; a file whose inputs are unchanged since it last passed
+# is not analysed again, tests/tidy.sh) and fuzzing of the scenario parser and the embedded Redis +
+# Lua layer (tests/fuzz/: the committed corpus replayed, then new inputs for a bounded time).
 tests/tidy.sh
-tests/fuzz/run.sh "${RLSIM_FUZZ_SECONDS:-60}"
-echo "all tests passed"
+phase "clang-tidy"
+tests/fuzz/run.sh "${RLSIM_FUZZ_SECONDS:-15}"
+phase "fuzzing"
+echo "all tests passed in $((SECONDS - suite_start)) s"

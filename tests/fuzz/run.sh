@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang (ASan + UBSan + coverage) and runs each for a bounded
-# time from its seed corpus in tests/fuzz/corpus/. Any crash, leak, undefined behaviour, uncaught
-# exception or input slower than 10 s fails the run; the input that did it is kept as
-# build-fuzz/crash-* for reproduction (`build-fuzz/tests/fuzz/fuzz_X build-fuzz/crash-...`).
-# Usage: tests/fuzz/run.sh [seconds per target, default 60]
+# Builds the libFuzzer targets with clang (ASan + UBSan + coverage); each first replays every input
+# of its committed corpus in tests/fuzz/corpus/ (the regression part: inputs that once found a
+# bug or new coverage), then mutates new ones for a bounded time. Any crash, leak, undefined
+# behaviour, uncaught exception or input slower than 10 s fails the run; the input that did it is
+# kept as build-fuzz/crash-* for reproduction (`build-fuzz/tests/fuzz/fuzz_X build-fuzz/crash-...`).
+# To grow the corpus after a longer run, add the inputs that libFuzzer reports as new coverage
+# (`-merge=1`, docs/hardening.md).
+# Usage: tests/fuzz/run.sh [seconds per target, default 15]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-seconds=${1:-60}
+seconds=${1:-15}
 CXX=clang++ cmake -S . -B build-fuzz -DRLSIM_FUZZ=ON -DRLSIM_TESTS=OFF -DRLSIM_WERROR=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz -j"$(nproc)" --target fuzz_scenario fuzz_redis
