@@ -507,7 +507,7 @@ TEST_CASE("an unwritable report location exits 3") {
   CHECK(read_file(ws.dir / "plainfile") == "x");
 }
 
-TEST_CASE("run --metrics-out writes the same OpenMetrics file twice; --metrics-epoch moves it") {
+TEST_CASE("run --metrics-out writes the same OpenMetrics file twice, --metrics-epoch moves it") {
   const Workspace ws;
   const fs::path plain = ws.dir / "plain", a = ws.dir / "a", b = ws.dir / "b";
   REQUIRE(ws.rlsim("run fast.json --out " + quote(plain.string())).status == 0);
@@ -534,7 +534,7 @@ TEST_CASE("run --metrics-out writes the same OpenMetrics file twice; --metrics-e
   CHECK(count_char(moved, '\n') == count_char(text, '\n'));
 }
 
-TEST_CASE("a metrics file that cannot be written exits 3 before the run; bad epochs exit 2") {
+TEST_CASE("a metrics file that cannot be written exits 3 before the run, bad epochs exit 2") {
   const Workspace ws;
   fs::create_directories(ws.dir / "adir");
   for (const std::string target : {"missing/m.om", "adir"}) {
