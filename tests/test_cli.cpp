@@ -507,6 +507,50 @@ TEST_CASE("an unwritable report location exits 3") {
   CHECK(read_file(ws.dir / "plainfile") == "x");
 }
 
+TEST_CASE("run --metrics-out writes the same OpenMetrics file twice, --metrics-epoch moves it") {
+  const Workspace ws;
+  const fs::path plain = ws.dir / "plain", a = ws.dir / "a", b = ws.dir / "b";
+  REQUIRE(ws.rlsim("run fast.json --out " + quote(plain.string())).status == 0);
+  const auto run = ws.rlsim("run fast.json --out " + quote(a.string()) + " --metrics-out a.om");
+  REQUIRE(run.status == 0);
+  REQUIRE(
+      ws.rlsim("run fast.json --json --out " + quote(b.string()) + " --metrics-out b.om").status ==
+      0);
+  const std::string text = read_file(ws.dir / "a.om");
+  CHECK(text == read_file(ws.dir / "b.om"));
+  CHECK_THAT(text, StartsWith("# TYPE rlsim_decisions counter\n"));
+  CHECK(text.substr(text.size() - 6) == "# EOF\n");
+  // The first window starts at virtual time 0, written at the default epoch 2025-06-16T00:00:00Z.
+  CHECK_THAT(text, Contains(R"(strategy="in_memory",outcome="allowed"} 0 1750032000)"));
+  // The report is the same with and without the option.
+  CHECK(read_file(a / "report.json") == read_file(plain / "report.json"));
+  // 2026-01-01T00:00:00Z: every timestamp moves by the difference, nothing else changes.
+  REQUIRE(ws.rlsim("run fast.json --out " + quote(b.string()) +
+                   " --metrics-out c.om --metrics-epoch 1767225600")
+              .status == 0);
+  const std::string moved = read_file(ws.dir / "c.om");
+  CHECK_THAT(moved, Contains(R"(strategy="in_memory",outcome="allowed"} 0 1767225600)"));
+  CHECK(moved.find(" 17500") == std::string::npos);
+  CHECK(count_char(moved, '\n') == count_char(text, '\n'));
+}
+
+TEST_CASE("a metrics file that cannot be written exits 3 before the run, bad epochs exit 2") {
+  const Workspace ws;
+  fs::create_directories(ws.dir / "adir");
+  for (const std::string target : {"missing/m.om", "adir"}) {
+    INFO("--metrics-out " << target);
+    const auto outcome = ws.rlsim("run fast.json --out out --metrics-out " + target);
+    CHECK(outcome.status == 3);
+    CHECK(outcome.out.empty());
+    CHECK(count_char(outcome.err, '\n') == 1);
+    CHECK_THAT(outcome.err, StartsWith("rlsim: cannot write the metrics file: " + target));
+    CHECK_FALSE(fs::exists(ws.dir / "out"));  // checked before the run: no report either
+  }
+  CHECK(ws.rlsim("run fast.json --out out --metrics-epoch 1767225600").status == 2);
+  CHECK(ws.rlsim("run fast.json --out out --metrics-out m.om --metrics-epoch -1").status == 2);
+  CHECK_FALSE(fs::exists(ws.dir / "m.om"));
+}
+
 // ---------------------------------------------------------------------------------------------
 // check
 // ---------------------------------------------------------------------------------------------

@@ -270,6 +270,46 @@ TEST_CASE("the series counts every decision and keeps empty windows") {
   CHECK(series[2].instances == 3);
 }
 
+TEST_CASE("the series counts errors, excess per limit and latency buckets per window") {
+  // Limit "a": 2 per 100 s per user; limit "b": 1 per 100 s per ip (every request has ip 0).
+  const std::vector<Limit> limits{{"a", LimitKey::kUser, 2, 100 * kUsPerS},
+                                  {"b", LimitKey::kIp, 1, 100 * kUsPerS}};
+  Oracle oracle(limits, Algorithm::kFixedWindow);
+  const auto decide = [&](double t, bool allowed, bool error, DurationUs latency_us) {
+    oracle.on_decision(at(t), Outcome{allowed, allowed ? -1 : 0, error}, true,
+                       at(t).arrival_us + latency_us, 1);
+  };
+  // Window [0, 100 s): admitted at 1 s after 100 us (the first bucket, its bound included) and at
+  // 2 s after 5 ms (the 5 ms bucket); denied by "a" at 3 s after 101 us; admitted at 4 s after a
+  // 20 s error (above every bound), decided at 24 s.
+  decide(1, true, false, 100);
+  decide(2, true, false, 5'000);
+  decide(3, false, false, 101);
+  decide(4, true, true, 20 * kUsPerS);
+  // Window [300 s, 400 s): one admission, within both limits; the windows between stay empty.
+  decide(331, true, false, 0);
+  const auto& series = oracle.totals().series;
+  REQUIRE(series.size() == 4);
+  CHECK(series[0].errors == 1);
+  // "a" admits 2: the third admission is one beyond; "b" admits 1: the second and third are.
+  CHECK(series[0].excess_by_limit == std::vector<std::int64_t>{1, 2});
+  std::array<std::uint32_t, kSeriesLatencyBoundsUs.size() + 1> buckets{};
+  buckets[0] = 1;   // 100 us
+  buckets[1] = 1;   // 101 us: above 100, at most 250
+  buckets[5] = 1;   // 5 ms
+  buckets[16] = 1;  // 20 s: above 10 s
+  CHECK(series[0].latency_buckets == buckets);
+  CHECK(series[0].latency_sum_us == 100 + 5'000 + 101 + 20 * kUsPerS);
+  CHECK(series[1].excess_by_limit.empty());  // no decision in it
+  CHECK(series[1].latency_sum_us == 0);
+  CHECK(series[3].errors == 0);
+  CHECK(series[3].excess_by_limit == std::vector<std::int64_t>{0, 0});
+  CHECK(series[3].latency_buckets[0] == 1);
+  // The windows' excess adds up to each limit's total.
+  CHECK(oracle.totals().limits[0].excess == 1);
+  CHECK(oracle.totals().limits[1].excess == 2);
+}
+
 TEST_CASE("the oracle records which ideal algorithm it ran") {
   const std::vector<Limit> limits{{"l", LimitKey::kUser, 2, 10 * kUsPerS}};
   CHECK(Oracle(limits, Algorithm::kGcra).totals().ideal_algorithm == Algorithm::kGcra);

@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -25,6 +28,7 @@
 #include "app/run.h"
 #include "app/seeds.h"
 #include "app/subcommand.h"
+#include "report/openmetrics.h"
 
 namespace rlsim {
 
@@ -46,6 +50,8 @@ struct RunOptions {
   std::string redis_url;      // --redis: a real Redis instead of the embedded one
   std::string redis_cluster;  // --redis-cluster: a real Redis Cluster
   bool keep_keys = false;
+  std::string metrics_out;  // --metrics-out: the series as OpenMetrics text (report/openmetrics.h)
+  std::int64_t metrics_epoch_unix_s = kDefaultMetricsEpochUnixS;  // --metrics-epoch
 };
 
 // The one-line verdict of the scenario's expectations for `run` (`check` gives the details), or
@@ -164,7 +170,48 @@ int print_run(const RunOptions& options, const Scenario& scenario, const RunResu
   return done_code;
 }
 
+// Why --metrics-out FILE cannot be written (its folder is missing, or it is a folder), checked
+// before the run so that a long run is not lost to a typo; nullopt when it looks writable.
+std::optional<std::string> metrics_path_problem(const std::string& path) {
+  if (path.empty()) return std::nullopt;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return fmt::format("{}: a directory, not a file", path);
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+    return fmt::format("{}: no such directory {}", path, parent.string());
+  return std::nullopt;
+}
+
+// --metrics-out: the run's series as OpenMetrics text; an error message naming the file, or
+// nullopt (also when the option was not given).
+std::optional<std::string> write_metrics_file(const RunOptions& options, const RunResult& result) {
+  if (options.metrics_out.empty()) return std::nullopt;
+  const std::string text = openmetrics_text(result, options.metrics_epoch_unix_s);
+  std::ofstream out(options.metrics_out, std::ios::binary | std::ios::trunc);
+  if (!out) return fmt::format("{}: {}", options.metrics_out, std::strerror(errno));
+  if (!(out << text) || !out.flush()) return fmt::format("{}: write failed", options.metrics_out);
+  return std::nullopt;
+}
+
+// --metrics-out FILE [--metrics-epoch UNIX_S] (docs/metrics.md, "OpenMetrics export").
+void add_metrics_options(CLI::App& cli, RunOptions& options) {
+  CLI::Option* out = cli.add_option(
+      "--metrics-out", options.metrics_out,
+      "Also write the run's series as OpenMetrics text with timestamps to FILE (for promtool tsdb "
+      "create-blocks-from openmetrics)");
+  cli.add_option("--metrics-epoch", options.metrics_epoch_unix_s,
+                 "With --metrics-out: the Unix time (seconds) virtual time 0 is written at "
+                 "(default 1750032000, 2025-06-16T00:00:00Z)")
+      ->check(CLI::Range(std::int64_t{0}, kMaxMetricsEpochUnixS))
+      ->needs(out);
+}
+
 int command_run(const RunOptions& options) {
+  if (const auto problem = metrics_path_problem(options.metrics_out)) {
+    std::cerr << fmt::format("rlsim: cannot write the metrics file: {}\n", *problem);
+    return exit_code::kOutputError;
+  }
   const Scenario scenario = load_run_scenario(options);
   const std::vector<ResolvedStrategy> strategies = select_strategies(
       resolve_strategies(scenario, options.scenario_path), options.labels, options.scenario_path);
@@ -187,6 +234,10 @@ int command_run(const RunOptions& options) {
                              reproduce + fmt::format(" --seeds {}", options.seeds));
   if (error) {
     std::cerr << fmt::format("rlsim: cannot write the report: {}\n", *error);
+    return exit_code::kOutputError;
+  }
+  if (const auto metrics_error = write_metrics_file(options, result)) {
+    std::cerr << fmt::format("rlsim: cannot write the metrics file: {}\n", *metrics_error);
     return exit_code::kOutputError;
   }
   if (options.json) {
@@ -236,6 +287,7 @@ CommandRun add_run_options(CLI::App& cli) {
       ->check(CLI::Range(1e-3, kMaxLiveSpeed))
       ->needs(live);
   live->excludes("--seeds")->excludes("--check-determinism")->excludes("--json");
+  add_metrics_options(cli, *options);
   return [options] { return command_run(*options); };
 }
 

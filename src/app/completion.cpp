@@ -12,6 +12,7 @@ const std::vector<CompletionRule>& completion_rules() {
   static const std::vector<CompletionRule> rules{
       {"*", "scenario", CompletionKind::kScenarioFiles},
       {"*", "--out", CompletionKind::kDirectories},
+      {"run", "--metrics-out", CompletionKind::kFiles},
       {"check", "--junit", CompletionKind::kFiles},
       {"check", "--baseline", CompletionKind::kFiles},
       {"explain", "strategy", CompletionKind::kStrategyNames},

@@ -157,6 +157,20 @@ void Oracle::record_series(TimeUs unix_us, const Outcome& outcome, std::int64_t 
   window_latency_.record(latency_us);
   SeriesPoint& point = totals_.series[index];
   ++point.offered;
+  if (outcome.error) ++point.errors;
+  const auto bucket = static_cast<std::size_t>(
+      std::lower_bound(kSeriesLatencyBoundsUs.begin(), kSeriesLatencyBoundsUs.end(), latency_us) -
+      kSeriesLatencyBoundsUs.begin());
+  ++point.latency_buckets[bucket];
+  point.latency_sum_us += latency_us;
+  // The admission (recorded just before) may have gone beyond a limit: what each limit's excess
+  // gained since the last decision belongs to this window.
+  point.excess_by_limit.resize(limits_.size(), 0);
+  series_excess_seen_.resize(limits_.size(), 0);
+  for (std::size_t i = 0; i < limits_.size(); ++i) {
+    point.excess_by_limit[i] += totals_.limits[i].excess - series_excess_seen_[i];
+    series_excess_seen_[i] = totals_.limits[i].excess;
+  }
   if (outcome.allowed) {
     ++point.admitted;
     if (outcome.instance >= 0) {

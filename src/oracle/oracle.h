@@ -4,6 +4,7 @@
 // latency, true clock, exact) that sees the same requests. It never influences a decision.
 // Memory grows with the number of active keys and with the limit, not with the number of
 // requests: idle keys are freed and every per-key log is bounded (docs/metrics.md, "Memory").
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,6 +38,12 @@ struct LimitMetrics {
   double sliding_log_error_rate = 0;  // (wrongly_allowed + wrongly_denied) / offered
 };
 
+// Upper bounds of the per-window latency buckets (SeriesPoint::latency_buckets): 100 us to 10 s,
+// with 5 ms (the lesson's alert on the rate check's p99) and the usual Redis timeouts among them.
+inline constexpr std::array<std::int64_t, 16> kSeriesLatencyBoundsUs = {
+    100,    250,     500,     1'000,   2'500,     5'000,     10'000,    25'000,
+    50'000, 100'000, 250'000, 500'000, 1'000'000, 2'500'000, 5'000'000, 10'000'000};
+
 struct SeriesPoint {
   TimeUs start_us = 0;           // true time at which the window begins
   std::int64_t offered = 0;      // decisions in this window of the first limit
@@ -52,6 +59,15 @@ struct SeriesPoint {
   std::int64_t latency_p50_us = 0;
   std::int64_t latency_p99_us = 0;
   std::int64_t latency_max_us = 0;
+  // For the OpenMetrics export (report/openmetrics.h), not written to the JSON report:
+  std::int64_t errors = 0;  // decisions in this window during which a Redis call failed
+  // Admissions in this window beyond their limit (as LimitMetrics::excess), indexed by limit.
+  std::vector<std::int64_t> excess_by_limit;
+  // The latency of this window's decisions: how many fell at or below each bound of
+  // kSeriesLatencyBoundsUs and above the one before it; the last entry counts those above all.
+  // 32 bits suffice: a run offers at most ScenarioBounds::kMaxOfferedRequests (2 * 10^8).
+  std::array<std::uint32_t, kSeriesLatencyBoundsUs.size() + 1> latency_buckets{};
+  std::int64_t latency_sum_us = 0;
 };
 
 // How far the counts a strategy read (Outcome::observed_count) were from the true count.
@@ -129,7 +145,8 @@ class Oracle final : public DecisionObserver {
   IdealLimiter ideal_;
   std::vector<KeyTable<ObservedKey>> observed_;  // one per limit
   OracleTotals totals_;
-  WindowLatency window_latency_;  // the decisions of the series window in progress
+  WindowLatency window_latency_;                  // the decisions of the series window in progress
+  std::vector<std::int64_t> series_excess_seen_;  // each limit's excess already put in a window
   std::size_t latency_window_ = 0;
 };
 
