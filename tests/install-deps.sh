@@ -5,7 +5,7 @@
 #            the compiler, CMake and the libraries.
 #   default: that, and what the test suite needs: Catch2, python3 (tests/check-includes.py),
 #            redis-server for the real-Redis tests, GNU parallel for the sharded sweep test,
-#            prometheus (promtool) to load the OpenMetrics export,
+#            prometheus (promtool) to load the OpenMetrics export, jq to read the decision trace,
 #            chromium and xmllint for the HTML report test,
 #            clang-format for the format check, clang (libFuzzer) and clang-tidy; for tests/package.sh
 #            dpkg-dev and file (cpack's dpkg-shlibdeps), man-db, groff-base and bsdextrautils (the
@@ -14,7 +14,7 @@ set -euo pipefail
 packages=(cmake make g++ pkg-config libcli11-dev libfmt-dev libasio-dev libhiredis-dev nlohmann-json3-dev
   liblua5.1-0-dev)
 if [ "${1:-}" != "--build" ]; then
-  packages+=(catch2 python3 redis-server redis-tools parallel prometheus
+  packages+=(catch2 python3 jq redis-server redis-tools parallel prometheus
     chromium libxml2-utils clang-format clang clang-tidy libclang-rt-14-dev
     dpkg-dev file man-db groff-base bsdextrautils bash-completion)
 fi

@@ -8,11 +8,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-if [ ! -f build-quick/CMakeCache.txt ]; then
-  launcher=()
-  if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-  cmake -S . -B build-quick -DRLSIM_WERROR=ON -DRLSIM_TESTS=ON "${launcher[@]}" >/dev/null
-fi
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+# Configuring again is quick, and picks up a new test or source file (the globs).
+cmake -S . -B build-quick -DRLSIM_WERROR=ON -DRLSIM_TESTS=ON "${launcher[@]}" >/dev/null
 cmake --build build-quick -j"$jobs"
 mapfile -t changed < <(git diff --name-only --diff-filter=d HEAD -- 'src/*.cpp' 'src/*.h' 'tests/*.cpp' 'tests/*.h')
 if [ ${#changed[@]} -gt 0 ]; then clang-format --dry-run --Werror "${changed[@]}"; fi

@@ -28,6 +28,7 @@
 #include "app/run.h"
 #include "app/seeds.h"
 #include "app/subcommand.h"
+#include "app/trace.h"
 #include "report/openmetrics.h"
 
 namespace rlsim {
@@ -52,6 +53,8 @@ struct RunOptions {
   bool keep_keys = false;
   std::string metrics_out;  // --metrics-out: the series as OpenMetrics text (report/openmetrics.h)
   std::int64_t metrics_epoch_unix_s = kDefaultMetricsEpochUnixS;  // --metrics-epoch
+  TraceOptions trace;  // --trace, --trace-sample, --trace-max-mb (app/trace.h)
+  std::int64_t trace_max_mb = kDefaultTraceMaxMb;
 };
 
 // The one-line verdict of the scenario's expectations for `run` (`check` gives the details), or
@@ -100,7 +103,7 @@ Scenario load_run_scenario(const RunOptions& options) {
 // report is not worth keeping).
 std::optional<int> run_all(const RunOptions& options, const Scenario& scenario,
                            const std::vector<ResolvedStrategy>& strategies, RunResult& result,
-                           std::optional<SeedReport>& seed_report) {
+                           std::optional<SeedReport>& seed_report, TraceFile* trace) {
   if (options.seeds > 1) {
     std::string divergence;
     seed_report = run_seeds(scenario, strategies, seed_range(result.seed, options.seeds),
@@ -116,15 +119,19 @@ std::optional<int> run_all(const RunOptions& options, const Scenario& scenario,
     live.speed = options.speed;
     live.dashboard = live.color = live.keys = use_color();  // a terminal, and no NO_COLOR
     result.strategies = run_live(scenario, strategies, result.seed, live);
-  } else if (!seed_report && !options.check_determinism && ::isatty(STDERR_FILENO)) {
+  } else if (!seed_report && !options.check_determinism && trace == nullptr &&
+             ::isatty(STDERR_FILENO)) {
     result.strategies = run_with_progress(scenario, strategies, result.seed);
   }
   const bool already_ran = seed_report || options.live || !result.strategies.empty();
   for (const auto& strategy : strategies) {
     if (already_ran) break;
     std::string divergence;
-    result.strategies.push_back(run_strategy_checked(scenario, strategy, result.seed,
-                                                     options.check_determinism, divergence));
+    result.strategies.push_back(
+        trace != nullptr ? run_strategy_traced(scenario, strategy, result.seed,
+                                               options.check_determinism, *trace, divergence)
+                         : run_strategy_checked(scenario, strategy, result.seed,
+                                                options.check_determinism, divergence));
     if (result.strategies.back().stopped_at_us) break;
     if (!divergence.empty()) {
       std::cerr << fmt::format(
@@ -221,8 +228,15 @@ int command_run(const RunOptions& options) {
   std::optional<SeedReport> seed_report;
   // Ctrl-C stops the run (also --seeds, --live) and writes a partial report (app/interrupt.h).
   const InterruptWatch interrupt;
-  if (const auto failed = run_all(options, scenario, strategies, result, seed_report))
+  std::unique_ptr<TraceFile> trace;  // opened before the run: a bad path costs no simulation
+  if (!options.trace.path.empty()) {
+    TraceOptions trace_options = options.trace;
+    trace_options.max_bytes = options.trace_max_mb * kBytesPerMb;
+    trace = std::make_unique<TraceFile>(trace_options, std::cerr);
+  }
+  if (const auto failed = run_all(options, scenario, strategies, result, seed_report, trace.get()))
     return *failed;
+  if (trace) result.trace = trace->close();
   mark_partial(result, strategies);
   const bool seeds_cut = seed_report && seed_report->partial;
   const int done_code = !result.partial && !seeds_cut ? exit_code::kOk : exit_code::kInterrupted;
@@ -245,6 +259,24 @@ int command_run(const RunOptions& options) {
     return done_code;
   }
   return print_run(options, scenario, result, seed_report, dir, reproduce, done_code);
+}
+
+// --trace and its companions (docs/cli.md#decision-trace---trace-file).
+void add_trace_options(CLI::App& cli, RunOptions& options) {
+  CLI::Option* trace = cli.add_option(
+      "--trace", options.trace.path,
+      "Write every decision (or a sample) as JSON Lines to this file (docs/metrics.md)");
+  cli.add_option("--trace-sample", options.trace.sample_every,
+                 "With --trace: write 1 in N decisions, chosen by the seed and the request id, and "
+                 "every error, fallback and false denial (default 1: all)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000}))
+      ->needs(trace);
+  cli.add_option("--trace-max-mb", options.trace_max_mb,
+                 "With --trace: stop writing it at this size in MB (10^6 bytes; default 256); the "
+                 "run goes on")
+      ->check(CLI::Range(std::int64_t{1}, kMaxTraceMaxMb))
+      ->needs(trace);
+  trace->excludes("--seeds")->excludes("--live");
 }
 
 CommandRun add_run_options(CLI::App& cli) {
@@ -288,6 +320,7 @@ CommandRun add_run_options(CLI::App& cli) {
       ->needs(live);
   live->excludes("--seeds")->excludes("--check-determinism")->excludes("--json");
   add_metrics_options(cli, *options);
+  add_trace_options(cli, *options);
   return [options] { return command_run(*options); };
 }
 

@@ -15,6 +15,7 @@ const std::vector<CompletionRule>& completion_rules() {
       {"run", "--metrics-out", CompletionKind::kFiles},
       {"check", "--junit", CompletionKind::kFiles},
       {"check", "--baseline", CompletionKind::kFiles},
+      {"run", "--trace", CompletionKind::kFiles},
       {"explain", "strategy", CompletionKind::kStrategyNames},
       {"bench", "--strategy", CompletionKind::kStrategyNames},
       {"completion", "shell", CompletionKind::kWords, "bash"}};

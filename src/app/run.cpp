@@ -107,6 +107,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
 
   TimeUs now() const { return sim_.now(); }
   const OracleTotals& live_totals() const { return oracle_.totals(); }
+  const Oracle& oracle() const { return oracle_; }
   int active_instances() const { return pool_.active_count(); }
   const std::string& label() const { return result_.label; }
 
@@ -219,12 +220,15 @@ class StrategyRun final : public RequestSink, public EventTarget {
     auto* pending = static_cast<Pending*>(context);
     StrategyRun& run = *pending->run;
     const TimeUs now_us = run.sim_.now();
-    // A request in flight on an instance that crashed fails, whatever the strategy decided.
-    if (pending->instance != nullptr && run.faults_.crashed(*pending->instance))
-      decision = Decision{false, 0, true, -1};
+    // A request in flight on an instance that crashed fails, whatever the strategy decided (as
+    // one that found no instance running did, in on_request).
+    // A decision the resilience policy made stays counted as its fallback (as the policy counts
+    // it).
+    const bool lost = pending->instance == nullptr || run.faults_.crashed(*pending->instance);
+    if (lost) decision = Decision{false, 0, true, -1, -1, decision.fallback};
     const int instance_id =
         pending->instance != nullptr ? static_cast<int>(pending->instance->id) : -1;
-    const Outcome outcome{decision, instance_id};
+    const Outcome outcome{decision, instance_id, lost};
     const int active = run.pool_.active_count();
     for (std::size_t i = 0; i < run.observers_.size(); ++i) {
       const bool mark = ((pending->arrival_marks >> i) & 1u) != 0;
@@ -288,6 +292,7 @@ StrategySession::~StrategySession() = default;
 void StrategySession::advance_to(TimeUs until_us) { run_->advance_to(until_us); }
 TimeUs StrategySession::now_us() const { return run_->now(); }
 const OracleTotals& StrategySession::totals() const { return run_->live_totals(); }
+const Oracle& StrategySession::oracle() const { return run_->oracle(); }
 int StrategySession::active_instances() const { return run_->active_instances(); }
 const std::string& StrategySession::label() const { return run_->label(); }
 void StrategySession::set_trace(std::vector<DecisionRecord>* trace) { run_->set_trace(trace); }

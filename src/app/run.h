@@ -32,6 +32,7 @@ StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& st
                             std::uint64_t seed, std::vector<DecisionRecord>* trace = nullptr);
 
 class StrategyRun;
+class Oracle;
 
 // One strategy's run, driven in steps of virtual time (live mode, progress display): the app
 // layer decides when to advance, the simulation never reads the wall clock. Advancing in steps
@@ -49,6 +50,8 @@ class StrategySession {
   TimeUs now_us() const;
   // The oracle's numbers so far (the open window's latency quantiles are filled at the end).
   const OracleTotals& totals() const;
+  // The run's oracle, for an added observer that asks it about the decision it just counted.
+  const Oracle& oracle() const;
   int active_instances() const;
   const std::string& label() const;
   // Records every decision into `trace` (owned by the caller) from now on; nullptr stops it.

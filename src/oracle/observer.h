@@ -12,6 +12,9 @@ namespace rlsim {
 // What a strategy decided about one request, as the oracle sees it: the decision and who made it.
 struct Outcome : Decision {
   int instance = -1;  // id of the instance that decided (-1: none), for the per-instance series
+  // The request failed because its instance crashed while it was in flight, or because no
+  // instance was running: the run's verdict, not the strategy's (error is then true).
+  bool instance_lost = false;
 };
 
 // One final decision, as every observer is told of it.

@@ -76,7 +76,10 @@ void Oracle::on_decision(const Request& request, const Outcome& outcome, bool id
     for (std::size_t i = 0; i < limits_.size(); ++i) {
       ObservedKey& key =
           i == 0 && first_key != nullptr ? *first_key : observed(i, request, unix_us);
-      if (i == 0) first_key = &key;
+      if (i == 0) {
+        first_key = &key;
+        last_ = LastVerdict{0, key.count, false};
+      }
       record_admission(i, key, unix_us);
     }
   } else {
@@ -91,6 +94,7 @@ void Oracle::on_decision(const Request& request, const Outcome& outcome, bool id
         index == 0 && first_key != nullptr ? *first_key : observed(index, request, unix_us);
     if (!key.recent.at_least(limits_[index].limit, unix_us, limits_[index].window_us))
       ++metrics.wrongly_denied;
+    last_ = LastVerdict{index, key.count, ideal_admitted};
   }
   for (LimitMetrics& metrics : totals_.limits) {
     metrics.sliding_log_error_rate =

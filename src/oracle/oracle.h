@@ -122,6 +122,17 @@ class Oracle final : public DecisionObserver {
 
   const OracleTotals& totals() const { return totals_; }
 
+  // What the oracle made of the decision it was told of last (the decision trace, app/trace.h,
+  // reads it right after): the limit the decision is about (the one that denied it, else the
+  // first), the admissions that limit's key had in its aligned window on true time before this
+  // decision, and whether the decision was a false denial (the ideal limiter admitted it).
+  struct LastVerdict {
+    std::size_t limit_index = 0;
+    std::int64_t true_count = 0;
+    bool false_denial = false;
+  };
+  const LastVerdict& last_verdict() const { return last_; }
+
   // Fills the latency quantiles of the window still open; call once, after the last decision.
   void close_series();
 
@@ -147,6 +158,7 @@ class Oracle final : public DecisionObserver {
   OracleTotals totals_;
   WindowLatency window_latency_;                  // the decisions of the series window in progress
   std::vector<std::int64_t> series_excess_seen_;  // each limit's excess already put in a window
+  LastVerdict last_;
   std::size_t latency_window_ = 0;
 };
 

@@ -151,7 +151,24 @@ std::string metrics_text(const ordered_json& metrics) {
   return out;
 }
 
-// Lines under the table: each strategy's own metrics, and the staleness of counts it read.
+// Where the decision trace went, and whether it is complete.
+std::string trace_note(const TraceSummary& trace) {
+  const std::string sample =
+      trace.sample_every == 1
+          ? "every decision"
+          : fmt::format("1 in {} decisions, and every error, fallback and false denial",
+                        trace.sample_every);
+  std::string out = fmt::format("trace: {} lines of {} decisions ({}) written to {}\n", trace.lines,
+                                trace.decisions, sample, trace.path);
+  if (!trace.stopped.empty())
+    out += fmt::format(
+        "trace: INCOMPLETE: {}; nothing written from {} at {:.6f} s on (the report is complete)\n",
+        trace.stopped, trace.stopped_label, to_seconds(trace.stopped_at_us));
+  return out;
+}
+
+// Lines under the table: each strategy's own metrics, and the staleness of counts it read, and
+// the decision trace's file.
 std::string notes_table(const RunResult& result) {
   std::string out;
   for (const auto& strategy : result.strategies) {
@@ -184,6 +201,7 @@ std::string notes_table(const RunResult& result) {
                          staleness.max_abs_error, staleness.samples);
     }
   }
+  if (result.trace) out += trace_note(*result.trace);
   return out.empty() ? out : "\n" + out;
 }
 

@@ -60,11 +60,28 @@ struct RunPartial {
   std::vector<std::string> not_run;    // labels of the strategies never started
 };
 
+// What `rlsim run --trace` wrote (app/trace.h), for the table's notes. It is not part of the
+// JSON report, which stays byte-identical with and without a trace.
+struct TraceSummary {
+  std::string path;
+  std::uint64_t sample_every = 1;  // --trace-sample: 1 writes every decision
+  std::int64_t decisions = 0;      // decisions of the traced strategies
+  std::int64_t lines = 0;          // lines written
+  std::int64_t bytes = 0;          // bytes written
+  std::int64_t max_bytes = 0;      // --trace-max-mb
+  // Why writing stopped before the end ("" when every line was written), and where: the strategy
+  // and the true time of the first decision not written.
+  std::string stopped;
+  std::string stopped_label;
+  TimeUs stopped_at_us = 0;
+};
+
 struct RunResult {
   const Scenario* scenario = nullptr;
   std::uint64_t seed = 0;
   std::vector<StrategyResult> strategies;
   std::optional<RunPartial> partial;  // unset when every strategy ran to the end
+  std::optional<TraceSummary> trace;  // set by rlsim run --trace
 };
 
 }  // namespace rlsim

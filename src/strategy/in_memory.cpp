@@ -34,16 +34,21 @@ class InMemory final : public Strategy {
     const TimeUs local_ms = instance.local_unix_us(env_.sim.now()) / kUsPerMs;
     auto& per_limit = counters_[instance.id];
     Counter* hits[ScenarioBounds::kMaxLimits];
+    Decision decision;
     for (std::size_t i = 0; i < env_.limits.size(); ++i) {
       const Limit& limit = env_.limits[i];
       const std::int64_t window = local_ms / (limit.window_us / kUsPerMs);
       Counter& counter = per_limit[i][Catalog::key_id(request, limit.key)];
       if (counter.window != window) counter = Counter{window, 0};
-      if (counter.count >= limit.limit) return Decision{false, static_cast<int>(i), false};
+      if (i == 0) decision.counted_before = counter.count;
+      if (counter.count >= limit.limit) {
+        decision.deny_for(i);
+        return decision;
+      }
       hits[i] = &counter;
     }
     for (std::size_t i = 0; i < env_.limits.size(); ++i) ++hits[i]->count;
-    return Decision{};
+    return decision;
   }
 
   StrategyEnv env_;

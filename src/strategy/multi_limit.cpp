@@ -119,6 +119,7 @@ class MultiLimit final : public Strategy {
       const Reply& count = replies[2 * i];
       // A reply that is not the integer INCR or EXPIRE returns is a failed call too.
       if (!is_integer(count) || !is_integer(replies[2 * i + 1])) decision.error = true;
+      if (i == 0 && is_integer(count)) decision.counted_before = count.integer - 1;
       decision.judge_count(i, !is_integer(count), count.integer, env_.limits[i].limit,
                            params_.call.fail_open());
     }

@@ -46,8 +46,10 @@ class RedisFixedWindow final : public Strategy {
       if (!is_integer(count)) {  // an error, a timeout or a reply that is no count
         decision.error = true;
         if (params_.fail_open()) continue;
-        co_return Decision{false, static_cast<int>(i), true};
+        decision.deny_for(i);
+        co_return decision;
       }
+      if (i == 0) decision.counted_before = count.integer - 1;
       if (count.integer == 1) {
         // A second round trip. A timed-out EXPIRE still runs on the server; the key that never
         // expires comes from the INCR before it: when the reply that said 1 is lost, this line is
@@ -61,8 +63,10 @@ class RedisFixedWindow final : public Strategy {
         spare_commands_.give_back(expire_call);
         if (!is_integer(expired)) decision.error = true;
       }
-      if (count.integer > limit.limit)
-        co_return Decision{false, static_cast<int>(i), decision.error};
+      if (count.integer > limit.limit) {
+        decision.deny_for(i);
+        co_return decision;
+      }
     }
     co_return decision;
   }

@@ -38,6 +38,10 @@ class RedisFixedWindowLua final : public PerLimitScriptStrategy {
   bool admits(std::size_t index, const Reply& reply) override {
     return reply.integer <= env_.limits[index].limit;
   }
+  // The script returns INCR's count, this request included.
+  std::int64_t count_before(std::size_t /*index*/, const Reply& reply) const override {
+    return reply.integer - 1;
+  }
 };
 
 StrategyInfo declare_redis_fixed_window_lua() {

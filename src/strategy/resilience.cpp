@@ -189,6 +189,7 @@ Decision ResilientStrategy::fallback(const Request& request, const Instance& ins
     }
   }
   fallback_denied_ += !decision.allowed;
+  decision.fallback = true;
   return decision;
 }
 
@@ -222,6 +223,7 @@ Task<Decision> ResilientStrategy::decide(Request request, const Instance& instan
       decision = fallback(request, instance, state, true);
     } else {
       ++fallback_decisions_;
+      decision.fallback = true;
       // Under fail_open a denial came from a limit Redis did answer, not from the policy.
       fallback_denied_ += !decision.allowed && spec_.policy == ErrorPolicy::kFailClosed;
     }

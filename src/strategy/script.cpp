@@ -113,7 +113,11 @@ Task<Decision> PerLimitScriptStrategy::decide(Request request, const Instance& i
       if (call_params_.fail_open()) continue;
       co_return Decision{false, index, true};
     }
-    if (!admits(i, reply)) co_return Decision{false, index, decision.error};
+    if (i == 0) decision.counted_before = count_before(i, reply);
+    if (!admits(i, reply)) {
+      decision.deny_for(i);
+      co_return decision;
+    }
   }
   co_return decision;
 }

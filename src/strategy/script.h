@@ -109,6 +109,14 @@ class PerLimitScriptStrategy : public Strategy {
     (void)index;
     return reply.integer == 1;
   }
+  // The count limit `index`'s key held before this request, when the (non-error) reply carries
+  // it (Decision::counted_before, for the decision trace); -1 by default: the built-in sliding
+  // and bucket scripts answer only 1 or 0.
+  virtual std::int64_t count_before(std::size_t index, const Reply& reply) const {
+    (void)index;
+    (void)reply;
+    return -1;
+  }
 
   // "rl:user:42" + suffix: limit `index`'s key prefix and the request's value for that limit.
   std::string limit_key(std::size_t index, const Request& request, std::string_view suffix) const {

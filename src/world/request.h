@@ -27,6 +27,14 @@ struct Decision {
   // The count the strategy read for the first limit's key (e.g. a sharded total from MGET), or -1
   // when it read none; the oracle compares it with the true count to measure staleness.
   std::int64_t observed_count = -1;
+  // The strategy's own count for the first limit's key before this request, where it has one for
+  // free and observed_count is -1 (INCR's reply minus one, an in-memory counter); -1 otherwise.
+  // Only the decision trace shows it (app/trace.h): staleness compares observed_count alone, so
+  // the reports of the strategies that fill this one stay as they were (docs/metrics.md).
+  std::int64_t counted_before = -1;
+  // The resilience policy decided instead of Redis (after a failed call, or with the circuit
+  // breaker open): strategy/resilience.h sets it.
+  bool fallback = false;
 
   // Denies the request for limit `index` unless an earlier limit already did: denied_by names the
   // first limit that said no, in limit order.
