@@ -268,7 +268,9 @@ bool RealStore::stop_runaway(const Script& script, const std::string& timeout, R
   std::string error;
   const std::optional<Reply> answer = kill_script(error);
   if (!answer) {  // the server answers nothing at all: a failed connection, not a script
-    fail(timeout);
+    fail(timeout +
+         ", nor to SCRIPT KILL (a server running a script answers it only once the script has run "
+         "for its busy-reply-threshold: RLSIM_REDIS_IO_TIMEOUT_MS must be longer)");
     return false;
   }
   const std::string& text = answer->text;
