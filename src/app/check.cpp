@@ -85,6 +85,8 @@ void check_seed(const LoadedScenario& loaded, std::uint64_t seed, const CheckOpt
     if (run.strategies.back().stopped_at_us)
       throw Interrupted(fmt::format("interrupted (SIGINT) while running {} {}: no verdict",
                                     loaded.file, strategy.label));
+    if (const auto& lost = run.strategies.back().redis_lost)  // no verdict on failed calls
+      throw RunError(*lost, exit_code::kRedisUnavailable);
     if (!options.check_determinism) continue;
     CheckCase c;
     c.name = "determinism " + strategy.label;

@@ -127,12 +127,17 @@ std::optional<int> run_all(const RunOptions& options, const Scenario& scenario,
   for (const auto& strategy : strategies) {
     if (already_ran) break;
     std::string divergence;
-    result.strategies.push_back(
-        trace != nullptr ? run_strategy_traced(scenario, strategy, result.seed,
-                                               options.check_determinism, *trace, divergence)
-                         : run_strategy_checked(scenario, strategy, result.seed,
-                                                options.check_determinism, divergence));
-    if (result.strategies.back().stopped_at_us) break;
+    try {
+      result.strategies.push_back(
+          trace != nullptr ? run_strategy_traced(scenario, strategy, result.seed,
+                                                 options.check_determinism, *trace, divergence)
+                           : run_strategy_checked(scenario, strategy, result.seed,
+                                                  options.check_determinism, divergence));
+    } catch (const RunError& e) {
+      if (result.strategies.empty()) throw;  // at the start: exit 5 without a report
+      result.strategies.push_back(redis_lost_before(strategy, e));
+    }
+    if (result.strategies.back().stopped_at_us || result.strategies.back().redis_lost) break;
     if (!divergence.empty()) {
       std::cerr << fmt::format(
           "rlsim: not deterministic: two runs of strategy {} with seed {} differ: {}\n",
@@ -239,7 +244,13 @@ int command_run(const RunOptions& options) {
   if (trace) result.trace = trace->close();
   mark_partial(result, strategies);
   const bool seeds_cut = seed_report && seed_report->partial;
-  const int done_code = !result.partial && !seeds_cut ? exit_code::kOk : exit_code::kInterrupted;
+  const bool redis_lost = result.partial && result.partial->redis_lost;
+  const int done_code = redis_lost                      ? exit_code::kRedisUnavailable
+                        : !result.partial && !seeds_cut ? exit_code::kOk
+                                                        : exit_code::kInterrupted;
+  if (redis_lost)
+    std::cerr << fmt::format("rlsim: {}: writing the report of the strategies that finished\n",
+                             result.partial->reason);
   const std::filesystem::path dir = report_dir(options.out_dir, scenario.name, "");
   const std::string reproduce = reproduce_command(options, result.seed);
   std::optional<std::string> error = write_report_files(result, dir, reproduce);

@@ -43,6 +43,15 @@ std::vector<ResolvedStrategy> select_strategies(const std::vector<ResolvedStrate
 void mark_partial(RunResult& result, const std::vector<ResolvedStrategy>& planned) {
   RunPartial partial;
   partial.reason = "SIGINT";
+  // A strategy during which the real Redis was lost is not reported (its calls failed from then
+  // on), nor are those after it, which never ran.
+  for (const StrategyResult& s : result.strategies) {
+    if (!s.redis_lost || partial.redis_lost) continue;
+    partial.reason = *s.redis_lost;
+    partial.redis_lost = true;
+  }
+  std::erase_if(result.strategies,
+                [](const StrategyResult& s) { return s.redis_lost.has_value(); });
   for (const StrategyResult& s : result.strategies) {
     if (!s.stopped_at_us) continue;
     if (partial.cut.empty()) partial.stopped_at_s = static_cast<double>(*s.stopped_at_us) / kUsPerS;
@@ -138,7 +147,8 @@ StrategyResult run_strategy_checked(const Scenario& scenario, const ResolvedStra
                                     std::uint64_t seed, bool twice, std::string& divergence) {
   divergence.clear();
   StrategyResult first = run_strategy(scenario, strategy, seed);
-  if (twice && !first.stopped_at_us) {  // a run stopped by SIGINT is not compared
+  // A run stopped by SIGINT, or during which the real Redis was lost, is not compared.
+  if (twice && !first.stopped_at_us && !first.redis_lost) {
     const StrategyResult second = run_strategy(scenario, strategy, seed);
     divergence = first_divergence(scenario, first, second);
   }

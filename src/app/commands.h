@@ -34,7 +34,9 @@ std::string first_divergence(const Scenario& scenario, const StrategyResult& a,
 // Fills result.partial when one of its strategies was stopped early (Ctrl-C, app/interrupt.h) or
 // one of `planned` did not run: the reason, the virtual time of the (first) cut, the strategy that
 // was cut ("strategy"; or "strategies" when several were, as in live mode and with --seeds) and
-// the labels of `planned` that did not run. Leaves it null otherwise.
+// the labels of `planned` that did not run. A strategy during which the real Redis was lost
+// (StrategyResult::redis_lost) is removed from the results and counted as not run, and the loss
+// is the reason. Leaves it null otherwise.
 void mark_partial(RunResult& result, const std::vector<ResolvedStrategy>& planned);
 
 // One strategy's object of the JSON report, as report_json renders it.

@@ -13,6 +13,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "app/interrupt.h"
 #include "oracle/oracle.h"
@@ -251,7 +252,15 @@ std::vector<StrategyResult> run_with_progress(const Scenario& scenario,
   // Plain carriage returns and spaces, no escape codes: the line is overwritten in place.
   std::size_t width = 0;
   for (std::size_t i = 0; i < strategies.size(); ++i) {
-    StrategySession session(scenario, strategies[i], seed);
+    std::optional<StrategySession> made;
+    try {
+      made.emplace(scenario, strategies[i], seed);
+    } catch (const RunError& e) {
+      if (results.empty()) throw;  // at the start: exit 5 without a report
+      results.push_back(redis_lost_before(strategies[i], e));
+      break;
+    }
+    StrategySession& session = *made;
     bool stopped = false;  // by SIGINT (app/interrupt.h): the remaining strategies do not run
     for (int step = 1; step <= kSteps && !stopped; ++step) {
       stopped = !advance_interruptible(session, scenario.duration_us * step / kSteps);
@@ -263,7 +272,7 @@ std::vector<StrategyResult> run_with_progress(const Scenario& scenario,
     }
     results.push_back(stopped ? session.stop()
                               : finish_interruptible(session, scenario.duration_us));
-    if (stopped) break;
+    if (stopped || results.back().redis_lost) break;
   }
   std::cerr << "\r" << std::string(width, ' ') << "\r" << std::flush;
   return results;

@@ -33,7 +33,25 @@ std::string scenario_dir_of(const Scenario& scenario) {
   return parent.empty() ? "." : parent.string();
 }
 
+// "Redis at redis://host:port lost during strategy X at virtual time 2.000 s: Connection refused".
+std::string redis_lost_text(const BackendReport& backend, const std::string& label) {
+  const std::string server =
+      backend.cluster ? "Redis Cluster at " + backend.cluster->seeds : "Redis at " + backend.url;
+  return fmt::format("{} lost during strategy {} at virtual time {:.3f} s: {}", server, label,
+                     to_seconds(backend.lost_at_us), backend.lost);
+}
+
 }  // namespace
+
+StrategyResult redis_lost_before(const ResolvedStrategy& strategy, const RunError& error) {
+  if (error.exit_code != exit_code::kRedisUnavailable) throw error;
+  StrategyResult lost;
+  lost.label = strategy.label;
+  lost.name = strategy.info->name;
+  lost.redis_lost =
+      fmt::format("Redis lost before strategy {} could start: {}", strategy.label, error.what());
+  return lost;
+}
 
 std::vector<ResolvedStrategy> resolve_strategies(const Scenario& scenario,
                                                  const std::string& file) {
@@ -148,6 +166,12 @@ class StrategyRun final : public RequestSink, public EventTarget {
     result_.redis_timeouts = redis.timeouts;
     result_.redis_keys_at_end = redis.keys;
     result_.backend = deployment_.store().backend_report();
+    if (const auto& backend = result_.backend) {
+      if (!backend->stopped.empty())  // a runaway script (redis/real_store.cpp)
+        throw RunError(fmt::format("{}: {}", result_.label, backend->stopped),
+                       exit_code::kScriptError);
+      if (!backend->lost.empty()) result_.redis_lost = redis_lost_text(*backend, result_.label);
+    }
     result_.clock = clock_watch_.report(pool_, end_us);
     result_.regions = regions_.report();
     result_.redis_side = faults_.report(end_us);

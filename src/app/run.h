@@ -31,6 +31,12 @@ std::vector<ResolvedStrategy> resolve_strategies(const Scenario& scenario, const
 StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& strategy,
                             std::uint64_t seed, std::vector<DecisionRecord>* trace = nullptr);
 
+// The stand-in result of `strategy` when the real Redis could not be used as it was to start
+// (`error`, exit_code::kRedisUnavailable) after other strategies finished: marked redis_lost, so
+// that `rlsim run` reports those and marks this one and the rest as not run (mark_partial).
+// Rethrows any other error.
+StrategyResult redis_lost_before(const ResolvedStrategy& strategy, const RunError& error);
+
 class StrategyRun;
 class Oracle;
 

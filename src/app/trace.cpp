@@ -215,7 +215,8 @@ StrategyResult run_strategy_traced(const Scenario& scenario, const ResolvedStrat
   TraceObserver observer(scenario, strategy.label, session.oracle(), seed, file);
   session.add_observer(observer);
   StrategyResult first = finish_interruptible(session, scenario.duration_us);
-  if (twice && !first.stopped_at_us) {  // a run stopped by SIGINT is not compared
+  // A run stopped by SIGINT, or during which the real Redis was lost, is not compared.
+  if (twice && !first.stopped_at_us && !first.redis_lost) {
     const StrategyResult second = run_strategy(scenario, strategy, seed);
     divergence = first_divergence(scenario, first, second);
   }

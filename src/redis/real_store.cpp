@@ -75,6 +75,17 @@ std::string lost_text(const std::string& reason) {
   return "CONNREFUSED rlsim: the real Redis connection failed: " + reason;
 }
 
+// A runaway script that has written: SCRIPT KILL cannot stop it, and rlsim does not stop the
+// server.
+std::string unkillable_text(const std::string& head, const std::string& answer) {
+  return fmt::format(
+      "{}, and it has written, so SCRIPT KILL cannot stop it (the server answered \"{}\"): the "
+      "server answers BUSY to every client until the script ends; only SHUTDOWN NOSAVE stops it "
+      "now (it stops the server and loses what was written since its last save; rlsim does not "
+      "send it)",
+      head, answer.substr(0, answer.find(' ')));
+}
+
 std::string random_hex() {
   std::random_device device;
   std::uint64_t value = (static_cast<std::uint64_t>(device()) << 32) ^ device();
@@ -213,6 +224,7 @@ void RealStore::disconnect() { wire_->disconnect(); }
 
 void RealStore::fail(const std::string& reason) {
   if (failure_.empty()) failure_ = reason;
+  if (!broken_) failed_at_us_ = last_now_us_;
   ++failures_in_a_row_;
   broken_ = true;
   disconnect();
@@ -222,11 +234,87 @@ void RealStore::fail(const std::string& reason) {
   for (std::size_t i = unread_; i < batches_.size(); ++i) batches_[i].lost = true;
 }
 
-bool RealStore::read_reply(Reply& reply) {
+bool RealStore::read_reply(Reply& reply, const Script* running) {
   std::string error;
   if (wire_->connected() && wire_->read(reply, error)) return true;
+  // A call of a script that timed out: the script may still be running on the server.
+  if (running != nullptr && wire_->connected() && wire_->resume_after_timeout())
+    return stop_runaway(*running, error, reply);
   if (!broken_) fail(wire_->connected() ? error : "connection closed");
   return false;
+}
+
+// ---- runaway scripts ---------------------------------------------------------------------------
+//
+// A real Redis runs a script until it returns: past its busy-reply-threshold it answers BUSY to
+// every other client, and only SCRIPT KILL (for a script that has not written) or SHUTDOWN NOSAVE
+// stops it. The embedded Redis stops a script at its instruction budget (exit 4); here the store
+// sends SCRIPT KILL when a call of one of its scripts gets no reply within the I/O timeout, or any
+// call is answered BUSY, and stops the run (exit 4) so that fail-open never admits every request
+// while the server is stuck. A server that answers nothing, SCRIPT KILL included, is a failed
+// connection as before.
+
+std::optional<Reply> RealStore::kill_script(std::string& error) {
+  Reply answer;
+  if (!wire_->kill_script(options_.io_timeout_ms, answer, error)) return std::nullopt;
+  return answer;
+}
+
+void RealStore::stop_run(std::string why) {
+  if (stopped_.empty()) stopped_ = std::move(why);
+}
+
+bool RealStore::stop_runaway(const Script& script, const std::string& timeout, Reply& reply) {
+  std::string error;
+  const std::optional<Reply> answer = kill_script(error);
+  if (!answer) {  // the server answers nothing at all: a failed connection, not a script
+    fail(timeout +
+         ", nor to SCRIPT KILL (a server running a script answers it only once the script has run "
+         "for its busy-reply-threshold: RLSIM_REDIS_IO_TIMEOUT_MS must be longer)");
+    return false;
+  }
+  const std::string& text = answer->text;
+  if (text.starts_with("NOTBUSY")) {  // it ended in the meantime: its reply is on the way
+    if (wire_->read(reply, error)) return true;
+    fail(error);
+    return false;
+  }
+  const std::string head = fmt::format(
+      "script {} ran for more than {} ms on {} (the I/O timeout, RLSIM_REDIS_IO_TIMEOUT_MS)",
+      script.sha, options_.io_timeout_ms, wire_->describe());
+  if (answer->type == Reply::Type::kStatus) {
+    // Killed: the call's own reply is the server's "Script killed by user" error.
+    if (!wire_->read(reply, error)) fail(error);
+    stop_run(head +
+             "; rlsim stopped it with SCRIPT KILL (the embedded Redis stops a script at "
+             "its instruction budget)");
+  } else {
+    stop_run(unkillable_text(head, text));
+    failures_in_a_row_ = kMaxFailuresInARow;  // nothing more can go through: do not reconnect
+    fail("the server is busy running a script");
+  }
+  reply = Reply::error("ERR rlsim: " + stopped_);
+  return true;
+}
+
+void RealStore::answer_busy(Reply& reply) {
+  std::string error;
+  const std::optional<Reply> answer = kill_script(error);
+  const std::string head = fmt::format(
+      "{} answered BUSY: a script (this run's or another client's) ran past the server's "
+      "busy-reply-threshold",
+      wire_->describe());
+  if (!answer) {
+    stop_run(fmt::format("{}; rlsim could not stop it ({}): the server answers BUSY until it ends",
+                         head, error));
+  } else if (answer->type == Reply::Type::kStatus || answer->text.starts_with("NOTBUSY")) {
+    stop_run(head + (answer->type == Reply::Type::kStatus
+                         ? "; rlsim stopped it with SCRIPT KILL"
+                         : "; it ended before rlsim's SCRIPT KILL reached it"));
+  } else {
+    stop_run(unkillable_text(head, answer->text));
+  }
+  reply = Reply::error("ERR rlsim: " + stopped_);
 }
 
 std::string RealStore::with_prefix(const std::string& key) const {
@@ -471,7 +559,9 @@ void RealStore::reconnect_if_due() {
     broken_ = false;
     backoff_calls_ = 1;
     ++reconnects_;
+    unreachable_.clear();
   } else {
+    unreachable_ = error;
     retry_after_calls_ = backoff_calls_;
     backoff_calls_ = std::min(backoff_calls_ * 2, 1024);
   }
@@ -525,6 +615,11 @@ std::uint64_t RealStore::submit(std::span<const Command> commands, TimeUs server
   }
   batch.now_us = server_now_us;
   batch.node = node_;
+  if (!stopped_.empty()) {  // a runaway script stopped the run: send nothing more
+    for (std::size_t i = 0; i < commands.size(); ++i)
+      batch.ops.emplace_back().reply = Reply::error("ERR rlsim: " + stopped_);
+    return ticket;
+  }
   reconnect_if_due();
   if (broken_) {
     for (std::size_t i = 0; i < commands.size(); ++i)
@@ -628,11 +723,14 @@ void RealStore::read_batch(Batch& batch) {
   bool retry = false;
   for (Op& op : batch.ops) {
     if (!op.real) continue;
-    if (broken_ || batch.lost || !read_reply(op.reply)) {
+    if (broken_ || batch.lost ||
+        !read_reply(op.reply, op.fix == Fix::kScript ? op.script : nullptr)) {
       op.reply = Reply::error(lost_text(failure_));
       batch.failed = true;
       continue;
     }
+    if (op.reply.is_error() && op.reply.text.starts_with("BUSY")) answer_busy(op.reply);
+    if (broken_) continue;   // the server is stuck on an unkillable script
     failures_in_a_row_ = 0;  // the server answers
     finish_reply(batch, op);
     if (op.fix == Fix::kScript && op.reply.is_error() && op.reply.text.starts_with("NOSCRIPT"))
@@ -775,8 +873,29 @@ std::size_t RealStore::count_keys(TimeUs now_us, bool (*keep)(const std::string&
 }
 
 std::optional<BackendReport> RealStore::backend_report() const {
-  return BackendReport{url_display(), wire_->cluster_report(), backend_errors_, reconnects_,
-                       failure_};
+  BackendReport report;
+  report.url = url_display();
+  report.cluster = wire_->cluster_report();
+  report.calls_failed = backend_errors_;
+  report.reconnects = reconnects_;
+  report.failure = failure_;
+  report.stopped = stopped_;
+  // Still cut off at the end, after a server that answered garbage or nothing (the store gave up
+  // on it: a failed backend, as before) or after the server went away. A connection that failed
+  // on the run's last calls is tried once more, as the next call would have.
+  if (broken_ && failures_in_a_row_ < kMaxFailuresInARow && stopped_.empty()) {
+    auto& self = const_cast<RealStore&>(*this);
+    if (unreachable_.empty()) {
+      self.retry_after_calls_ = 1;
+      self.reconnect_if_due();
+    }
+    if (broken_) {
+      report.lost = unreachable_;
+      // Calls carry the simulated server's clock, kEpochUnixUs + virtual time (redis/server.h).
+      report.lost_at_us = std::max<TimeUs>(0, failed_at_us_ - kEpochUnixUs);
+    }
+  }
+  return report;
 }
 
 namespace {

@@ -159,7 +159,15 @@ class RealStore final : public DataStore {
                        Op& op, Command& sent);
   Script& register_script(const std::string& text);
   void append(const Command& command) { wire_->append(command); }
-  bool read_reply(Reply& reply);
+  // The next reply; false when the connection failed. `running`: the reply is that of a call of
+  // this script, which may run away on the server (stop_runaway).
+  bool read_reply(Reply& reply, const Script* running = nullptr);
+  bool stop_runaway(const Script& script, const std::string& timeout, Reply& reply);
+  void answer_busy(Reply& reply);
+  // SCRIPT KILL on a connection of its own; the server's answer ("OK", "NOTBUSY ...",
+  // "UNKILLABLE ..."), or nullopt with `error` when it gave none within the I/O timeout.
+  std::optional<Reply> kill_script(std::string& error);
+  void stop_run(std::string why);
   void read_batch(Batch& batch);
   void read_until(std::uint64_t ticket);
   void finish_reply(Batch& batch, Op& op);
@@ -198,6 +206,10 @@ class RealStore final : public DataStore {
   std::uint64_t reconnects_ = 0;
   int failures_in_a_row_ = 0;
   std::string failure_;
+  // Why the last reconnect attempt failed ("" once one succeeds), and when the connection failed.
+  std::string unreachable_;
+  TimeUs failed_at_us_ = 0;
+  std::string stopped_;  // a runaway script stopped the run (BackendReport::stopped)
 };
 
 }  // namespace rlsim

@@ -157,6 +157,37 @@ bool SingleWire::read(Reply& reply, std::string& error) {
   return true;
 }
 
+bool SingleWire::resume_after_timeout() {
+  // A read that timed out leaves hiredis's reader as it was (no byte of a reply consumed) and only
+  // sets the context's error, which makes every later call fail: clearing it resumes the wait.
+  if (context_ == nullptr || context_->err != REDIS_ERR_IO ||
+      std::string_view(context_->errstr) != std::strerror(EAGAIN))
+    return false;
+  context_->err = 0;
+  context_->errstr[0] = '\0';
+  return true;
+}
+
+bool SingleWire::kill_script(int wait_ms, Reply& reply, std::string& error) {
+  RedisUrl url = url_;
+  url.io_timeout_ms = wait_ms;
+  // No SELECT: a busy server answers BUSY to it (AUTH and SCRIPT KILL it takes).
+  redisContext* context = open_connection(url.host, url.port, url, false, error);
+  if (context == nullptr) return false;
+  append_argv(context, {"SCRIPT", "KILL"});
+  redisReply* raw = nullptr;
+  const bool answered =
+      redisGetReply(context, reinterpret_cast<void**>(&raw)) == REDIS_OK && raw != nullptr;
+  if (answered) {
+    reply = reply_from_hiredis(raw);
+    freeReplyObject(raw);
+  } else {
+    error = io_error_text(context, wait_ms);
+  }
+  redisFree(context);
+  return answered;
+}
+
 bool SingleWire::flush_if_large(std::string& error) {
   if (flush_large_buffer(context_)) return true;
   error = io_error_text(context_, url_.io_timeout_ms);

@@ -41,6 +41,20 @@ class RedisWire {
   virtual void append(const Command& command) = 0;
   // The reply of the oldest command not yet read; false (with `error`) when the connection failed.
   virtual bool read(Reply& reply, std::string& error) = 0;
+  // After read() failed: true when it only timed out (no byte of a reply had come), and the
+  // connection is made usable again so that read() can wait for the same reply once more; false
+  // when it failed otherwise, or the wire cannot resume (the connection is then unusable).
+  virtual bool resume_after_timeout() { return false; }
+  // Sends SCRIPT KILL to the server the oldest unread command went to, on a connection of its own
+  // (the server answers it only while a script runs, once the script has run for its
+  // busy-reply-threshold), and waits up to `wait_ms` for the answer: true with `reply` (OK,
+  // NOTBUSY or UNKILLABLE), or false with `error` when it could not be sent or was not answered.
+  virtual bool kill_script(int wait_ms, Reply& reply, std::string& error) {
+    (void)wait_ms;
+    (void)reply;
+    error = "SCRIPT KILL is not sent over " + describe();
+    return false;
+  }
   // Hands buffered commands to the kernel when much is buffered; false when that failed.
   virtual bool flush_if_large(std::string& error) = 0;
   // Every key matching `pattern` (SCAN, never KEYS), on every server, each once (sorted).
@@ -84,6 +98,8 @@ class SingleWire final : public RedisWire {
   bool connected() const override { return context_ != nullptr; }
   void append(const Command& command) override { append_argv(context_, command); }
   bool read(Reply& reply, std::string& error) override;
+  bool resume_after_timeout() override;
+  bool kill_script(int wait_ms, Reply& reply, std::string& error) override;
   bool flush_if_large(std::string& error) override;
   std::vector<std::string> scan(const std::string& pattern) override {
     return scan_keys(context_, pattern);

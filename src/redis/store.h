@@ -39,6 +39,15 @@ struct BackendReport {
   std::uint64_t calls_failed = 0;        // calls whose replies are errors of the connection
   std::uint64_t reconnects = 0;
   std::string failure;  // the first connection failure, "" when none
+  // Set when the connection failed and could not be made again by the end of the run (the server
+  // is gone): why the last attempt failed ("Connection refused"), and the virtual time the failure
+  // was noticed (on the simulated server's clock, less kEpochUnixUs). The run's numbers are void
+  // from then on: `rlsim run` reports the strategy as not run and exits 5 (app/run.cpp).
+  std::string lost;
+  TimeUs lost_at_us = 0;
+  // Set when the store stopped the run because a script ran away on the server (it answered BUSY,
+  // or a script call got no reply in time, and SCRIPT KILL was sent): what happened; exit 4.
+  std::string stopped;
 };
 
 class DataStore {

@@ -12,6 +12,11 @@ std::string partial_notice(const RunResult& result) {
     for (const std::string& label : labels) out += (out.empty() ? "" : ", ") + label;
     return out;
   };
+  if (partial.redis_lost)  // every strategy reported ran to the end; none was cut
+    return fmt::format(
+        "PARTIAL REPORT: {}; not run: {}; the strategies shown ran to the end, expectations were "
+        "not evaluated",
+        partial.reason, joined(partial.not_run));
   std::string out = fmt::format("PARTIAL REPORT: stopped by {}", partial.reason);
   // Unset when no strategy was cut, only some not started (`rlsim run --seeds`).
   if (partial.stopped_at_s)

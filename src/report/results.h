@@ -49,12 +49,16 @@ struct StrategyResult {
   // Set when a SIGINT stopped this run early: the traffic stopped at this virtual time
   // (app/interrupt.h).
   std::optional<TimeUs> stopped_at_us;
+  // Set when the real Redis was lost during (or before) this run: why, naming the server, the
+  // strategy and the virtual time. Its numbers are void: it is reported as not run (RunPartial).
+  std::optional<std::string> redis_lost;
 };
 
 // Why and where a run stopped early (app/interrupt.h); rendered first in every report
 // (report/partial.h).
 struct RunPartial {
-  std::string reason;                  // what stopped it: "SIGINT"
+  std::string reason;                  // what stopped it: "SIGINT", or how the real Redis was lost
+  bool redis_lost = false;             // the real Redis was lost (`rlsim run` exits 5)
   std::optional<double> stopped_at_s;  // virtual time the cut strategies stopped at; unset if none
   std::vector<std::string> cut;        // labels of the strategies stopped before the end
   std::vector<std::string> not_run;    // labels of the strategies never started
