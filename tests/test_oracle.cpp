@@ -1,4 +1,5 @@
 // The oracle on hand-computed timelines: limit 2 per 10 s, one key.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "oracle/oracle.h"
@@ -344,23 +345,23 @@ TEST_CASE("idle keys are freed: memory follows the active keys, not every key ev
   }
 }
 
-TEST_CASE("a rolling log is exact below 4096 events in a window, then overstates by little") {
+TEST_CASE("a rolling log is exact above the old 4096-event threshold and gives memory back") {
   const DurationUs window_us = kUsPerS;
   RollingLog log;
   // 10,000 events at 1, 2, ..., 10,000 us: all inside (10,000 - 1 s, 10,000].
-  for (TimeUs t = 1; t <= 10'000; ++t) log.add(t, window_us);
-  CHECK_FALSE(log.exact());
+  for (TimeUs t = 1; t <= 10'000; ++t) CHECK(log.add(t, window_us) == t);
   CHECK(log.count(10'000, window_us) == 10'000);
-  // At 1,005,000 us the window (5,000, 1,005,000] holds 5,001 .. 10,000: 5,000 events. Counted in
-  // sub-intervals of ceil(1e6 / 1024) = 977 us, the oldest one, [4,885, 5,862), also holds
-  // 4,885 .. 5,000: 116 more.
-  CHECK(log.count(1'005'000, window_us) == 5'116);
-  CHECK(log.at_least(4096, 1'005'000, window_us));  // exact for n <= 4096
-  // At 1,005,905 us: (5,905, 10,000] holds 4,095 events, fewer than the ring: exact again.
-  CHECK_FALSE(log.at_least(4096, 1'005'905, window_us));
-  CHECK(log.exact());
-  CHECK(log.count(1'005'905, window_us) == 4'095);
+  CHECK(log.capacity() == 16'384);  // a power of two under twice the events held
+  // At 1,005,000 us the window (5,000, 1,005,000] holds 5,001 .. 10,000: exactly 5,000 events.
+  CHECK(log.count(1'005'000, window_us) == 5'000);
+  CHECK(log.at_least(5'000, 1'005'000, window_us));
+  CHECK_FALSE(log.at_least(5'001, 1'005'000, window_us));
+  // At 1,008,900 us: (8,900, 10,000] holds 1,100 events; the ring held 8 times as much and
+  // shrank to a quarter.
+  CHECK(log.count(1'008'900, window_us) == 1'100);
+  CHECK(log.capacity() == 4'096);
   CHECK(log.empty(1'010'000, window_us));
+  CHECK(log.capacity() <= 4);  // a quiet key costs a few bytes again
 }
 
 TEST_CASE("a rolling log counts the half-open interval exactly") {
@@ -369,7 +370,6 @@ TEST_CASE("a rolling log counts the half-open interval exactly") {
   CHECK(log.count(300, 100) == 1);  // (200, 300]
   CHECK(log.count(399, 100) == 1);
   CHECK(log.count(400, 100) == 0);
-  CHECK(log.exact());
 }
 
 TEST_CASE("rolling overshoot stays exact beyond the limit while under 4096 in a window") {
@@ -490,4 +490,79 @@ TEST_CASE("the ideal sliding log above 4096 per window denies at most one sub-in
   CHECK(first_second == 5000);
   CHECK(second_second <= 5000);
   CHECK(second_second >= 5000 - 10);
+}
+
+TEST_CASE("rolling overshoot is exact above 4096 admissions in a window: evenly spaced") {
+  // Limit 5000 per second, one key admitted every 200 us for 2 s: every interval (t - 1 s, t]
+  // holds exactly 5000 admissions, so the rolling maximum is the limit and no admission found
+  // 5000 already in its window.
+  const std::vector<Limit> limits{{"l", LimitKey::kUser, 5000, kUsPerS}};
+  Oracle oracle(limits, Algorithm::kSlidingLog);
+  for (int i = 0; i < 10'000; ++i) {
+    Request r;
+    r.arrival_us = 200 * static_cast<TimeUs>(i);
+    oracle.on_decision(r, Outcome{true, -1, false}, true, r.arrival_us, 1);
+  }
+  const LimitMetrics& metrics = oracle.totals().limits[0];
+  CHECK(metrics.max_in_rolling == 5000);
+  CHECK(metrics.rolling_overshoot == 1.0);
+  CHECK(metrics.wrongly_allowed == 0);
+}
+
+TEST_CASE("rolling overshoot is exact above 4096 admissions in a window: two bursts") {
+  // Limit 5000 per second. Burst A: 4500 admissions at 100,000 + i us; burst B: 4500 at
+  // 1,095,000 + i us; burst C: 4500 at 2,200,000 + i us (i = 0 .. 4499). The interval ending at
+  // B's last admission, (99,499, 1,099,499], holds all of A and B: 9000, and no interval holds
+  // more (C is more than 1 s after B). B's i-th admission found 4500 + i before it in its window:
+  // 5000 or more for i >= 500, so 4000 are wrongly allowed.
+  const std::vector<Limit> limits{{"l", LimitKey::kUser, 5000, kUsPerS}};
+  Oracle oracle(limits, Algorithm::kSlidingLog);
+  for (const TimeUs start_us : {100'000, 1'095'000, 2'200'000}) {
+    for (TimeUs i = 0; i < 4500; ++i) {
+      Request r;
+      r.arrival_us = start_us + i;
+      oracle.on_decision(r, Outcome{true, -1, false}, true, r.arrival_us, 1);
+    }
+  }
+  const LimitMetrics& metrics = oracle.totals().limits[0];
+  CHECK(metrics.max_in_rolling == 9000);
+  CHECK(metrics.rolling_overshoot == 1.8);
+  CHECK(metrics.wrongly_allowed == 4000);
+}
+
+TEST_CASE(
+    "rolling maximum with over 100,000 admissions in one window matches a brute-force count") {
+  // 250,000 admissions of one key with pseudo-random gaps of 0 .. 99 us (a fixed LCG), about
+  // 12.4 s in all, against a 10 s window (about 200,000 admissions per window) and a limit of
+  // 150,000. The brute force counts each admission's window by binary search in the sorted times.
+  const DurationUs window_us = 10 * kUsPerS;
+  const std::int64_t limit = 150'000;
+  const std::vector<Limit> limits{{"l", LimitKey::kUser, limit, window_us}};
+  Oracle oracle(limits, Algorithm::kFixedWindow);
+  std::vector<TimeUs> times;
+  std::uint64_t state = 12345;
+  TimeUs t = 0;
+  for (int i = 0; i < 250'000; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    t += static_cast<TimeUs>((state >> 33) % 100);
+    times.push_back(t);
+    Request r;
+    r.arrival_us = t;
+    oracle.on_decision(r, Outcome{true, -1, false}, true, r.arrival_us, 1);
+  }
+  std::int64_t brute_max = 0, brute_wrongly_allowed = 0;
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    // (times[i] - window, times[i]] holds the admissions after the last one at or before its start
+    // and up to i (later ones at the same time are not yet admitted).
+    const auto first = std::upper_bound(times.begin(), times.end(), times[i] - window_us);
+    const auto in_window =
+        static_cast<std::int64_t>(times.begin() + static_cast<std::ptrdiff_t>(i) - first) + 1;
+    brute_max = std::max(brute_max, in_window);
+    if (in_window - 1 >= limit) ++brute_wrongly_allowed;
+  }
+  const LimitMetrics& metrics = oracle.totals().limits[0];
+  CHECK(brute_max > 100'000);
+  CHECK(metrics.max_in_rolling == brute_max);
+  CHECK(metrics.rolling_overshoot == static_cast<double>(brute_max) / static_cast<double>(limit));
+  CHECK(metrics.wrongly_allowed == brute_wrongly_allowed);
 }

@@ -161,3 +161,22 @@ TEST_CASE("the script strategies decide deterministically") {
     CHECK(first.strategies[i].redis_keys_at_end == second.strategies[i].redis_keys_at_end);
   }
 }
+
+TEST_CASE("a 60 s sliding log at 400/s on one instance without skew: one admission over at most") {
+  // clock-skew's per-minute limit (12000 per 60 s, offered 400/s) with one instance and no skew.
+  // The oracle's rolling log used to approximate above 4096 events in a window and read 1.0022
+  // (12026) here. Exact, it reads 12001: the strategy stamps an admission with the time it sent
+  // the script, the oracle with the time the reply arrived, and round trips of 0.5 .. 2 ms vary,
+  // so a 60 s interval of decision times can hold one admission more than any 60 s of stamps.
+  Scenario s = shipped("clock-skew.json");
+  s.instances.count = 1;
+  s.instances.clock_offsets.clear();
+  s.instances.clock = {};
+  s.strategies.resize(1);
+  const auto result = rlsim::testing::run_text(s);
+  const auto& log = by_label(result, "sliding_log_local").totals;
+  REQUIRE(log.limits.size() == 2);
+  CHECK(log.limits[1].name == "per_minute");
+  CHECK(log.limits[1].max_in_rolling <= 12001);
+  CHECK(log.limits[1].rolling_overshoot < 1.0001);
+}

@@ -125,8 +125,7 @@ void Oracle::record_admission(std::size_t limit_index, ObservedKey& key, TimeUs 
 
   // Any interval of one window's length: admissions in (t - window, t], this one included. Before
   // it the key had rolling - 1: at least the limit means an exact sliding log would have denied.
-  // (With more than RollingLog::kExactEvents in the window, rolling - 1 >= kExactEvents, so this
-  // stays exact for limits up to kExactEvents.)
+  // The rolling log is exact at any rate, so both are exact (docs/metrics.md, "Memory").
   const std::int64_t rolling = key.recent.add(unix_us, limit.window_us);
   if (rolling - 1 >= limit.limit) ++metrics.wrongly_allowed;
   metrics.max_in_rolling = std::max(metrics.max_in_rolling, rolling);

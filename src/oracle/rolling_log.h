@@ -1,22 +1,17 @@
 #pragma once
 // RollingLog: one key's events (admissions) in the half-open interval (now - window, now], for the
-// exact sliding log and the rolling-window metrics. Memory is bounded per key, whatever the
-// number of events:
-//   1. The times of the most recent kExactEvents events are kept exactly (a ring that grows on
-//      demand and shrinks when it empties). While fewer than kExactEvents events lie inside the
-//      window, count() is exact.
-//   2. When more than kExactEvents events fall inside one window, the log also counts events in
-//      sub-intervals of ceil(window / kBuckets) microseconds, aligned on multiples of that width,
-//      until the window holds fewer than kExactEvents again. Meanwhile count() is an estimate that
-//      may overstate (never understate) by the events of the oldest sub-interval that lie at or
-//      before now - window, i.e. by at most the events in one sub-interval of about window / 1024.
-//   3. at_least(n) is exact whenever n <= kExactEvents (the n-th most recent event is in the ring).
-// The bound per key is about 8 * (kExactEvents + kBuckets + 1) bytes = 40 KiB, reached only by a
-// key with more than kExactEvents events in one window. Times must never go backwards.
+// exact sliding log and the rolling-window metrics. Exact at any rate: it keeps the time of every
+// event still inside the window, oldest first, in a ring (a deque of times), and drops events from
+// the front as they leave the window. Each event is pushed once and popped once, so the cost is
+// amortized O(1) per event, and at_least(n) reads the n-th newest time directly.
+// Memory follows the events inside one window, never the run's length: the ring's capacity is 0 or
+// a power of two, grows by doubling when full and shrinks to a quarter when it is eight times
+// larger than what it holds. So it is at most 8 * bit_ceil(E) bytes, under 16 bytes per event,
+// where E is the most events the key ever had in one window (docs/metrics.md, "Memory"), and a key
+// with few events holds a ring of 2 or 4 times. Times must never go backwards.
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <vector>
 
 #include "core/check.h"
@@ -26,40 +21,32 @@ namespace rlsim {
 
 class RollingLog {
  public:
-  static constexpr std::size_t kExactEvents = 4096;
-  static constexpr std::int64_t kBuckets = 1024;
-
   // Records an event at `at_us` and returns count(at_us, window_us) including it.
   // REQUIRES: at_us >= the time of every earlier call.
   std::int64_t add(TimeUs at_us, DurationUs window_us);
-  // Events in (now - window, now]: exact while fewer than kExactEvents, else an overestimate (2.).
+  // Events in (now - window, now], exactly.
   // REQUIRES: now_us >= the time of every earlier call.
-  std::int64_t count(TimeUs now_us, DurationUs window_us);
-  // Whether (now - window, now] holds at least n events; exact for n <= kExactEvents.
-  bool at_least(std::int64_t n, TimeUs now_us, DurationUs window_us);
+  std::int64_t count(TimeUs now_us, DurationUs window_us) {
+    trim(now_us, window_us);
+    return static_cast<std::int64_t>(size_);
+  }
+  // Whether (now - window, now] holds at least n events.
+  bool at_least(std::int64_t n, TimeUs now_us, DurationUs window_us) {
+    return n <= count(now_us, window_us);
+  }
   // True when the window ending now holds no event: the log is then as good as a new one.
   bool empty(TimeUs now_us, DurationUs window_us) { return count(now_us, window_us) == 0; }
-  // False while the log counts in sub-intervals (2.); for tests and documentation.
-  bool exact() const { return buckets_ == nullptr; }
+  // Times the ring can hold without growing (its memory is 8 bytes each); for tests.
+  std::size_t capacity() const { return ring_.size(); }
 
  private:
-  struct Buckets {
-    DurationUs width_us = 1;
-    std::int64_t low_index = 0;  // the oldest sub-interval still counted
-    std::int64_t total = 0;      // events in sub-intervals low_index .. low_index + kBuckets
-    std::vector<std::int64_t> counts = std::vector<std::int64_t>(kBuckets + 1, 0);
-    void add(TimeUs at_us);
-    void drop_before(std::int64_t index);
-  };
   // Drops events at or before now - window (inline: on the hot path nothing is dropped).
   void trim(TimeUs now_us, DurationUs window_us) {
     RLSIM_CHECK(window_us > 0 && now_us >= last_us_);
     last_us_ = now_us;
-    if ((size_ > 0 && ring_[head_] <= now_us - window_us) || buckets_ != nullptr)
-      drop_old(now_us, window_us);
+    if (size_ > 0 && ring_[head_] <= now_us - window_us) drop_old(now_us - window_us);
   }
-  void drop_old(TimeUs now_us, DurationUs window_us);
-  void push(TimeUs at_us);
+  void drop_old(TimeUs oldest_out_us);
   void resize_ring(std::size_t capacity);
   // The ring's capacity is 0 or a power of two, so a mask replaces the modulo.
   std::size_t wrap(std::size_t i) const { return i & (ring_.size() - 1); }
@@ -68,7 +55,6 @@ class RollingLog {
   std::vector<TimeUs> ring_;  // ring_[wrap(head_ + i)] for i < size_, oldest first
   std::size_t head_ = 0;
   std::size_t size_ = 0;
-  std::unique_ptr<Buckets> buckets_;  // only while the window holds kExactEvents or more events
   TimeUs last_us_ = std::numeric_limits<TimeUs>::min();  // times never go backwards
 };
 
