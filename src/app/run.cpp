@@ -16,6 +16,7 @@
 #include "app/faults.h"
 #include "app/interrupt.h"
 #include "app/region_run.h"
+#include "app/shadow.h"
 #include "core/simulator.h"
 #include "oracle/oracle.h"
 #include "world/deployment.h"
@@ -39,6 +40,22 @@ std::string redis_lost_text(const BackendReport& backend, const std::string& lab
       backend.cluster ? "Redis Cluster at " + backend.cluster->seeds : "Redis at " + backend.url;
   return fmt::format("{} lost during strategy {} at virtual time {:.3f} s: {}", server, label,
                      to_seconds(backend.lost_at_us), backend.lost);
+}
+
+// Pairs each shadow entry with the first enforcing entry of the same strategy and parameters (the
+// defaults filled in, so that spelling a default out changes nothing), both ways.
+void pair_shadow_strategies(std::vector<ResolvedStrategy>& resolved) {
+  for (ResolvedStrategy& shadow : resolved) {
+    if (shadow.mode != StrategyMode::kShadow) continue;
+    for (ResolvedStrategy& enforcing : resolved) {
+      if (enforcing.mode != StrategyMode::kEnforce || enforcing.info != shadow.info ||
+          enforcing.params != shadow.params)
+        continue;
+      shadow.partner = enforcing.label;
+      if (enforcing.partner.empty()) enforcing.partner = shadow.label;
+      break;
+    }
+  }
 }
 
 }  // namespace
@@ -71,8 +88,9 @@ std::vector<ResolvedStrategy> resolve_strategies(const Scenario& scenario,
     auto params = resolve_params(*info, spec.params, field, error, scenario_dir_of(scenario));
     if (!params)
       throw ScenarioError(scenario_error_message(file, spec.json_path + "." + field, error));
-    resolved.push_back(ResolvedStrategy{info, spec.label, std::move(*params)});
+    resolved.push_back(ResolvedStrategy{info, spec.label, std::move(*params), spec.mode, ""});
   }
+  pair_shadow_strategies(resolved);
   return resolved;
 }
 
@@ -98,7 +116,13 @@ class StrategyRun final : public RequestSink, public EventTarget {
         clock_attribution_(clock_watch_, oracle_, pool_),
         faults_(scenario, sim_, deployment_, pool_, *strategy_, oracle_, result_.instance_counts),
         // In this order: the clock watch and the fault windows read what the oracle just counted.
-        observers_{&digest_, &oracle_, &regions_, &clock_attribution_, &faults_} {
+        observers_{&digest_, &oracle_, &regions_, &clock_attribution_, &faults_},
+        shadow_(strategy.mode == StrategyMode::kShadow) {
+    if (shadow_ || !strategy.partner.empty()) {
+      shadow_watch_.emplace(scenario.limits, strategy.info->algorithm,
+                            bucket_shapes(scenario, strategy), shadow_, strategy.partner);
+      observers_.push_back(&*shadow_watch_);
+    }
     RLSIM_CHECK(observers_.size() <= kMaxObservers);
     clock_watch_.attach_nodes(deployment_.front(), deployment_.cluster(),
                               deployment_.region_servers(), scenario.regions);
@@ -175,6 +199,10 @@ class StrategyRun final : public RequestSink, public EventTarget {
     result_.clock = clock_watch_.report(pool_, end_us);
     result_.regions = regions_.report();
     result_.redis_side = faults_.report(end_us);
+    if (shadow_watch_) {
+      result_.shadow = shadow_watch_->report();
+      result_.decisions = shadow_watch_->decisions();
+    }
     return std::move(result_);
   }
 
@@ -252,7 +280,15 @@ class StrategyRun final : public RequestSink, public EventTarget {
     if (lost) decision = Decision{false, 0, true, -1, -1, decision.fallback};
     const int instance_id =
         pending->instance != nullptr ? static_cast<int>(pending->instance->id) : -1;
-    const Outcome outcome{decision, instance_id, lost};
+    Outcome outcome{decision, instance_id, lost};
+    // Shadow mode: the strategy decided (and called Redis) as usual; the run admits the request
+    // and keeps what it would have done. A request lost with its instance fails all the same.
+    if (run.shadow_ && !lost && !outcome.allowed) {
+      outcome.would_deny = true;
+      outcome.would_deny_by = outcome.denied_by;
+      outcome.allowed = true;
+      outcome.denied_by = -1;
+    }
     const int active = run.pool_.active_count();
     for (std::size_t i = 0; i < run.observers_.size(); ++i) {
       const bool mark = ((pending->arrival_marks >> i) & 1u) != 0;
@@ -291,6 +327,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
   FaultSchedule faults_;  // it refers to the members above
   // Every measurement of the run, told of each arrival and decision in this order.
   std::vector<DecisionObserver*> observers_;
+  bool shadow_ = false;                      // "mode": "shadow": every request is admitted
+  std::optional<ShadowWatch> shadow_watch_;  // a shadow run, or the enforcing run paired with one
 
  public:
   void set_trace(std::vector<DecisionRecord>* trace) { digest_.set_trace(trace); }

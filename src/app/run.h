@@ -20,6 +20,11 @@ struct ResolvedStrategy {
   const StrategyInfo* info = nullptr;
   std::string label;
   nlohmann::json params;
+  StrategyMode mode = StrategyMode::kEnforce;  // kShadow: admit every request, count would-denials
+  // A shadow entry: the label of the first enforcing entry with the same name and parameters
+  // ("" when there is none). An entry with a partner records each request's decision, so that the
+  // report can compare the two runs request by request (report/shadow_report.h).
+  std::string partner;
 };
 
 // Checks every strategy entry (name known, parameters valid). Throws ScenarioError naming the

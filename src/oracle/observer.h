@@ -15,6 +15,10 @@ struct Outcome : Decision {
   // The request failed because its instance crashed while it was in flight, or because no
   // instance was running: the run's verdict, not the strategy's (error is then true).
   bool instance_lost = false;
+  // A strategy in shadow mode (`"mode": "shadow"`) denied the request, and the run admitted it
+  // anyway (allowed is then true): what it would have done, enforcing.
+  bool would_deny = false;
+  int would_deny_by = -1;  // the limit it would have denied for (Decision::denied_by)
 };
 
 // One final decision, as every observer is told of it.

@@ -6,6 +6,7 @@
 
 #include "report/fault_report.h"
 #include "report/partial.h"
+#include "report/shadow_report.h"
 #include "report/state_charts.h"
 
 namespace rlsim {
@@ -183,6 +184,8 @@ std::string report_html(const RunResult& result, const std::string& reproduce) {
       "the limit (measured on true time); rolling: the same over any interval of one window; "
       "excess: admitted beyond the limit in all; false denials: denied although an ideal limiter "
       "of the same algorithm would have admitted. Definitions: docs/metrics.md.</p>\n";
+  if (const std::string shadow = shadow_notes(result); !shadow.empty())
+    out += fmt::format("<pre id=\"shadow\">{}</pre>\n", xml_escape(shadow));
 
   out += "<h2>Over time</h2>\n";
   for (const auto& chart : report_charts(result)) out += render_svg(chart);
@@ -225,6 +228,8 @@ std::string report_markdown(const RunResult& result, const std::string& reproduc
         per_request(strategy.redis_round_trips, totals.offered), totals.latency_us.quantile(0.5),
         totals.latency_us.quantile(0.99), worst_sliding_log_error_percent(strategy));
   }
+  if (const std::string shadow = shadow_notes(result); !shadow.empty())
+    out += "\n```\n" + shadow + "```\n";
   out +=
       "\nDefinitions of every metric: docs/metrics.md in the rlsim repository.\n\n## Over time\n\n";
   const std::vector<Chart> charts = report_charts(result);

@@ -10,6 +10,7 @@
 #include "report/partial.h"
 #include "report/result_json.h"
 #include "report/rounding.h"
+#include "report/shadow_report.h"
 #include "report/sparkline.h"
 
 namespace rlsim {
@@ -233,8 +234,10 @@ ordered_json report_json(const RunResult& result) {
   }
   out["limits"] = limits;
   ordered_json strategies = ordered_json::array();
-  for (const auto& strategy : result.strategies)
+  for (const auto& strategy : result.strategies) {
     strategies.push_back(strategy_json(strategy, scenario));
+    if (strategy.shadow) strategies.back()["shadow"] = shadow_json(strategy, result);
+  }
   out["strategies"] = strategies;
   return out;
 }
@@ -275,6 +278,7 @@ std::string report_table(const RunResult& result, bool color) {
   out += strategy_lines(result, color);
   out += notes_table(result);
   out += fault_notes(result);
+  if (const std::string shadow = shadow_notes(result); !shadow.empty()) out += "\n" + shadow;
   // A per-window view of the first limit: what one key actually got, against the limit.
   const Limit& first = scenario.limits.front();
   for (const auto& strategy : result.strategies) {

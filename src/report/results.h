@@ -1,6 +1,7 @@
 #pragma once
 // What one run produced, for the renderers: a StrategyResult per strategy entry and the RunResult
 // that holds them. Plain data; the report layer's files read it and never write it.
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -13,6 +14,22 @@
 #include "world/results.h"
 
 namespace rlsim {
+
+// A shadow run's would-be denials (`"mode": "shadow"`, app/shadow.h, docs/metrics.md).
+struct ShadowResult {
+  std::int64_t would_deny = 0;          // requests it would have denied (all of them admitted)
+  std::int64_t would_deny_rightly = 0;  // ... that the ideal limiter denied too
+  std::int64_t would_deny_wrongly = 0;  // ... that the ideal limiter admitted
+  std::string partner;  // the enforcing run of the same strategy and parameters, "" if none
+};
+
+// Each request's decision, in a run paired with a shadow run (or in the shadow run), so that the
+// report compares the two request by request (report/shadow_report.h). Indexed by traffic group,
+// then by the request's sequence number in its group (Request::id): two bits per request.
+struct RequestDecisions {
+  std::vector<std::vector<bool>> decided;
+  std::vector<std::vector<bool>> admitted;  // a shadow run: would have admitted
+};
 
 struct StrategyResult {
   std::string label;
@@ -30,6 +47,9 @@ struct StrategyResult {
   std::optional<RedisSideResult> redis_side;
   std::optional<ClockResult> clock;  // clock attribution and error series (docs/clocks.md)
   std::optional<std::vector<RegionResult>> regions;  // per region (docs/regions.md)
+  std::optional<ShadowResult> shadow;                // set for a shadow run only
+  // Set for a shadow run and its enforcing partner; not written to the JSON.
+  std::shared_ptr<const RequestDecisions> decisions;
   // An FNV-1a-style hash over the decision stream (request id, decision time, allowed, denied_by,
   // error) in decision order: two runs with equal digests made the same decisions at the same
   // times.

@@ -200,9 +200,18 @@ StrategySpec read_strategy(const json& value, const std::string& path, const std
     ObjectReader reader(value, path, file);
     spec.name = reader.string_field("name", nullptr);
     for (auto it = value.begin(); it != value.end(); ++it) {
-      if (it.key() != "name" && it.key() != "label") spec.params[it.key()] = it.value();
+      if (it.key() != "name" && it.key() != "label" && it.key() != "mode")
+        spec.params[it.key()] = it.value();
     }
     spec.label = reader.name_field("label", &spec.name);
+    const std::string enforce = "enforce";
+    const std::string mode = reader.string_field("mode", &enforce);
+    if (mode == "shadow") {
+      spec.mode = StrategyMode::kShadow;
+    } else if (mode != enforce) {
+      reader.fail(reader.path_of("mode"),
+                  fmt::format("expected \"enforce\" or \"shadow\", got \"{}\"", mode));
+    }
   } else {
     ObjectReader(json::object(), path, file)
         .fail(path, fmt::format("expected a strategy name or an object with \"name\", got {}",

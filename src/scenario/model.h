@@ -129,10 +129,15 @@ struct RedisSpec {
 
 // A strategy entry; its name and parameters are checked against the strategy registry by the
 // layer that knows it (app/), with the same error format.
+// Whether a strategy entry's decisions are enforced, or only recorded (`"mode": "shadow"`, a dry
+// run: every request is admitted, what the strategy would have denied is counted).
+enum class StrategyMode { kEnforce, kShadow };
+
 struct StrategySpec {
   std::string name;
   std::string label;
-  nlohmann::json params = nlohmann::json::object();  // every field but name and label
+  StrategyMode mode = StrategyMode::kEnforce;
+  nlohmann::json params = nlohmann::json::object();  // every field but name, label and mode
   std::string json_path;                             // "strategies[1]", for error messages
 };
 

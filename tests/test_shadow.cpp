@@ -1,0 +1,148 @@
+// Shadow mode ("mode": "shadow", app/shadow.h, report/shadow_report.h): the run admits every
+// request, counts what the strategy would have denied, and compares it with the enforcing run of
+// the same strategy request by request.
+#include <catch2/catch.hpp>
+
+#include "report/report.h"
+#include "report/shadow_report.h"
+#include "test_util.h"
+
+using namespace rlsim;
+using rlsim::testing::by_label;
+using rlsim::testing::run_text;
+
+namespace {
+
+// One user sends 5 requests 200 ms apart (constant arrivals at 0, 0.2, ..., 0.8 s), all in one
+// 10 s window of a fixed-window limit of 2.
+const char* const kFiveInOneWindow = R"({
+  "name": "shadow-five", "seed": 1, "duration": "1s",
+  "limits": [{"name": "per_user", "key": "user", "limit": 2, "window": "10s"}],
+  "instances": {"count": 1},
+  "traffic": [{"name": "g", "users": 1, "rate": "5/s", "arrival": "constant"}],
+  "redis": {"rtt": {"p50": "0.5ms", "p99": "0.5ms"}, "timeout": "20ms"},
+  "strategies": [
+    {"name": "redis_fixed_window", "label": "enforce"},
+    {"name": "redis_fixed_window", "label": "shadow", "mode": "shadow"}
+  ]
+})";
+
+}  // namespace
+
+TEST_CASE("a shadow fixed window admits all five and would deny three") {
+  const Scenario scenario = parse_scenario(kFiveInOneWindow, "five.json");
+  REQUIRE(scenario.strategies[1].mode == StrategyMode::kShadow);
+  const RunResult run = run_text(scenario);
+  const StrategyResult& enforce = by_label(run, "enforce");
+  const StrategyResult& shadow = by_label(run, "shadow");
+  CHECK(enforce.totals.offered == 5);
+  CHECK(enforce.totals.allowed == 2);
+  CHECK(enforce.totals.denied == 3);
+  CHECK_FALSE(enforce.shadow.has_value());
+  CHECK(shadow.totals.offered == 5);
+  CHECK(shadow.totals.allowed == 5);
+  CHECK(shadow.totals.denied == 0);
+  REQUIRE(shadow.shadow.has_value());
+  CHECK(shadow.shadow->would_deny == 3);
+  // The ideal fixed window denies the same three: every would-be denial is right.
+  CHECK(shadow.shadow->would_deny_rightly == 3);
+  CHECK(shadow.shadow->would_deny_wrongly == 0);
+  // With the limiter off the oracle sees the true overload: 5 in a window of 2, 3 too many.
+  CHECK(shadow.totals.limits[0].excess == 3);
+  CHECK(enforce.totals.limits[0].excess == 0);
+  // INCR before the decision: both runs count all five and decide the same, request by request.
+  const auto agreement = shadow_agreement(shadow, run);
+  REQUIRE(agreement.has_value());
+  CHECK(agreement->label == "enforce");
+  CHECK(agreement->compared == 5);
+  CHECK(agreement->agreed == 5);
+  CHECK(agreement->both_denied == 3);
+  CHECK(agreement->agreement() == 1.0);
+  // The same Redis load and latency as the enforcing run.
+  CHECK(shadow.redis_commands == enforce.redis_commands);
+  CHECK(shadow.totals.latency_us.max() == enforce.totals.latency_us.max());
+}
+
+TEST_CASE("the shadow block is written for shadow runs only") {
+  const Scenario scenario = parse_scenario(kFiveInOneWindow, "five.json");
+  const RunResult run = run_text(scenario);
+  const auto report = report_json(run);
+  CHECK_FALSE(report["strategies"][0].contains("shadow"));
+  const auto& block = report["strategies"][1]["shadow"];
+  CHECK(block["would_deny"] == 3);
+  CHECK(block["would_deny_rate"] == 0.6);
+  CHECK(block["would_deny_rightly"] == 3);
+  CHECK(block["would_deny_wrongly"] == 0);
+  CHECK(block["excess_unlimited"] == 3);
+  CHECK(block["enforcing"]["label"] == "enforce");
+  CHECK(block["enforcing"]["denied"] == 3);
+  CHECK(block["enforcing"]["agreement"] == 1.0);
+  CHECK(block["enforcing"]["only_shadow_denied"] == 0);
+  const std::string table = report_table(run, false);
+  CHECK(table.find("shadow shadow: would deny 3 of 5 (60.00%; 3 rightly, 0 wrongly") !=
+        std::string::npos);
+  CHECK(table.find("against enforce: same decision for 100.00% of 5 requests") !=
+        std::string::npos);
+}
+
+TEST_CASE("a shadow run without an enforcing partner has no agreement") {
+  nlohmann::json j = nlohmann::json::parse(kFiveInOneWindow);
+  j["strategies"] = {{{"name", "redis_fixed_window"}, {"mode", "shadow"}},
+                     {{"name", "redis_fixed_window"}, {"label", "other"}, {"on_error", "deny"}}};
+  const Scenario scenario = parse_scenario(j.dump(), "five.json");
+  const auto resolved = resolve_strategies(scenario, "five.json");
+  CHECK(resolved[0].partner.empty());
+  CHECK(resolved[1].partner.empty());
+  const RunResult run = run_text(scenario);
+  CHECK(by_label(run, "redis_fixed_window").shadow->would_deny == 3);
+  CHECK_FALSE(shadow_agreement(by_label(run, "redis_fixed_window"), run).has_value());
+  CHECK_FALSE(report_json(run)["strategies"][0]["shadow"].contains("enforcing"));
+}
+
+TEST_CASE("the shadow pairs with the enforcing run with the same parameters, defaults filled in") {
+  nlohmann::json j = nlohmann::json::parse(kFiveInOneWindow);
+  j["strategies"] = {{{"name", "redis_sliding_log"}, {"label", "a"}, {"on_error", "deny"}},
+                     {{"name", "redis_sliding_log"}, {"label", "b"}},
+                     {{"name", "redis_sliding_log"}, {"label", "s"}, {"mode", "shadow"}}};
+  const Scenario scenario = parse_scenario(j.dump(), "five.json");
+  const auto resolved = resolve_strategies(scenario, "five.json");
+  CHECK(resolved[2].partner == "b");
+  CHECK(resolved[1].partner == "s");
+  CHECK(resolved[0].partner.empty());
+}
+
+TEST_CASE("a bad mode is rejected with its path") {
+  nlohmann::json j = nlohmann::json::parse(kFiveInOneWindow);
+  j["strategies"][1]["mode"] = "dry";
+  CHECK_THROWS_WITH(
+      parse_scenario(j.dump(), "five.json"),
+      "five.json: strategies[1].mode: expected \"enforce\" or \"shadow\", got \"dry\"");
+  j["strategies"][1]["mode"] = 1;
+  CHECK_THROWS_WITH(parse_scenario(j.dump(), "five.json"),
+                    "five.json: strategies[1].mode: expected a string, got an integer");
+  j["strategies"][1]["mode"] = "enforce";
+  CHECK(parse_scenario(j.dump(), "five.json").strategies[1].mode == StrategyMode::kEnforce);
+}
+
+TEST_CASE("shadow-mode.json: each dry run predicts its enforcing twin request by request") {
+  const Scenario scenario = load_scenario(RLSIM_SOURCE_DIR "/scenarios/shadow-mode.json");
+  const RunResult run = run_text(scenario);
+  for (const std::string label : {"fixed", "log", "bucket"}) {
+    INFO(label);
+    const StrategyResult& enforce = by_label(run, label);
+    const StrategyResult& shadow = by_label(run, label + "-shadow");
+    REQUIRE(shadow.shadow.has_value());
+    const auto agreement = shadow_agreement(shadow, run);
+    REQUIRE(agreement.has_value());
+    // Open-loop traffic, and the strategy never learns that the run overrode it.
+    CHECK(agreement->compared == enforce.totals.offered);
+    CHECK(agreement->agreement() == 1.0);
+    CHECK(shadow.shadow->would_deny == enforce.totals.denied);
+    CHECK(shadow.shadow->would_deny_wrongly == enforce.totals.limits[0].false_denials);
+    CHECK(shadow.totals.denied == 0);
+    CHECK(shadow.redis_commands == enforce.redis_commands);
+    // The limiter off: every shadow sees the same true overload, well past the limit.
+    CHECK(shadow.totals.limits[0].excess == by_label(run, "fixed-shadow").totals.limits[0].excess);
+    CHECK(shadow.totals.limits[0].excess > enforce.totals.limits[0].excess);
+  }
+}
