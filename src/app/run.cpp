@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "app/backend.h"
 #include "app/clock_report.h"
@@ -17,6 +18,7 @@
 #include "app/interrupt.h"
 #include "app/region_run.h"
 #include "core/simulator.h"
+#include "oracle/alert_series.h"
 #include "oracle/oracle.h"
 #include "world/deployment.h"
 #include "world/instances.h"
@@ -82,6 +84,12 @@ class StrategyRun final : public RequestSink, public EventTarget {
         // In this order: the clock watch and the fault windows read what the oracle just counted.
         observers_{&digest_, &oracle_, &regions_, &clock_attribution_, &faults_} {
     RLSIM_CHECK(observers_.size() <= kMaxObservers);
+    // Only a scenario with alert rules records their series, after the oracle (it reads the
+    // excess the oracle just counted).
+    if (!scenario.alerts.empty()) {
+      alert_watch_.emplace(scenario.duration_us, oracle_);
+      observers_.push_back(&*alert_watch_);
+    }
     clock_watch_.attach_nodes(deployment_.front(), deployment_.cluster(),
                               deployment_.region_servers(), scenario.regions);
     result_.label = strategy.label;
@@ -151,6 +159,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     result_.clock = clock_watch_.report(pool_, end_us);
     result_.regions = regions_.report();
     result_.redis_side = faults_.report(end_us);
+    if (alert_watch_) result_.alert_series = alert_watch_->series();
     return std::move(result_);
   }
 
@@ -264,7 +273,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
   TimeUs stopped_at_us_ = std::numeric_limits<TimeUs>::max();  // stop(): no arrival after it
   DecisionDigest digest_;
   ClockAttribution clock_attribution_;
-  FaultSchedule faults_;  // it refers to the members above
+  FaultSchedule faults_;                   // it refers to the members above
+  std::optional<AlertWatch> alert_watch_;  // when the scenario has alerts
   // Every measurement of the run, told of each arrival and decision in this order.
   std::vector<DecisionObserver*> observers_;
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "report/alerts.h"
 #include "report/fault_report.h"
 #include "report/partial.h"
 #include "report/state_charts.h"
@@ -183,6 +184,7 @@ std::string report_html(const RunResult& result, const std::string& reproduce) {
       "the limit (measured on true time); rolling: the same over any interval of one window; "
       "excess: admitted beyond the limit in all; false denials: denied although an ideal limiter "
       "of the same algorithm would have admitted. Definitions: docs/metrics.md.</p>\n";
+  out += alert_html(result);
 
   out += "<h2>Over time</h2>\n";
   for (const auto& chart : report_charts(result)) out += render_svg(chart);
@@ -225,8 +227,9 @@ std::string report_markdown(const RunResult& result, const std::string& reproduc
         per_request(strategy.redis_round_trips, totals.offered), totals.latency_us.quantile(0.5),
         totals.latency_us.quantile(0.99), worst_sliding_log_error_percent(strategy));
   }
-  out +=
-      "\nDefinitions of every metric: docs/metrics.md in the rlsim repository.\n\n## Over time\n\n";
+  out += "\nDefinitions of every metric: docs/metrics.md in the rlsim repository.\n\n";
+  out += alert_markdown(result);
+  out += "## Over time\n\n";
   const std::vector<Chart> charts = report_charts(result);
   for (std::size_t i = 0; i < charts.size() && i < chart_files.size(); ++i)
     out += fmt::format("![{}]({})\n\n", charts[i].title, chart_files[i]);
