@@ -33,7 +33,7 @@ AlertSeries denial_series(const std::vector<std::int64_t>& denied,
 AlertRule rule(AlertMetric metric, bool above, double threshold, DurationUs for_us,
                DurationUs window_us = kUsPerS) {
   AlertRule r;
-  r.name = "a";
+  r.name = std::string(1, 'a');
   r.metric = metric;
   r.above = above;
   r.threshold = threshold;
@@ -103,12 +103,13 @@ TEST_CASE("alerts: a condition shorter than `for` never fires; the window smooth
   const AlertTimeline windowed =
       evaluate_alert(rule(AlertMetric::kDeniedShare, true, 0.5, 0, 2 * kUsPerS), series, {}, {});
   CHECK(windowed.firings.empty());
-  // denied_per_s over the same 2 s window: 5/s from 2 s on; above 4 it fires at 2 s and stays.
+  // denied_per_s over the same 2 s window: 5/s from 2 s on; above 4 it fires at 2 s and resolves at
+  // 6 s.
   const AlertTimeline rate =
       evaluate_alert(rule(AlertMetric::kDeniedPerS, true, 4, 0, 2 * kUsPerS), series, {}, {});
   REQUIRE(rate.firings.size() == 1);
   CHECK(rate.firings[0].fired_us == 2 * kUsPerS);
-  CHECK(rate.firings[0].resolved_us == 5 * kUsPerS);
+  CHECK(rate.firings[0].resolved_us == 6 * kUsPerS);  // the 2 s window still holds step 3
 }
 
 TEST_CASE("alerts: below, quantiles from latency buckets, and firing before the fault") {
@@ -185,15 +186,16 @@ TEST_CASE("alerts: redis-outage, the lesson's alerts against a 20 s black hole a
       load_scenario(std::string(RLSIM_SOURCE_DIR) + "/scenarios/redis-outage.json");
   const auto resolved = resolve_strategies(scenario, scenario.file);
   // fail_open: every call waits the 100 ms timeout from 180 s, so the p99 over 10 s passes 5 ms
-  // at the first evaluation after the start (181 s) and holds 1 s (for: 1s): fired at 182 s. By
-  // then the oracle has counted the admissions beyond the limit in the first 2 s of the outage.
+  // at the first evaluation after the start (181 s) and holds 1 s (for: 1s): fired at 182 s.
   const StrategyResult fail_open = run_strategy(scenario, resolved.at(0), scenario.seed);
   const std::vector<AlertTimeline> timelines = alert_timelines(scenario, fail_open);
   REQUIRE(timelines.size() == 3);
   REQUIRE(timelines[0].rule->name == "rate_check_p99");
   REQUIRE(!timelines[0].firings.empty());
   CHECK(timelines[0].faults.at(0).time_to_detect_us == 2 * kUsPerS);
-  CHECK(timelines[0].faults.at(0).excess_before_detect > 0);
-  // fail_open makes no fallback decisions: that alert never fires.
-  CHECK(timelines[1].firings.empty());
+  // Each user's first 100 of the window at 10/s take 10 s: detected before any excess.
+  CHECK(timelines[0].faults.at(0).excess_before_detect == 0);
+  // fail_open's timeouts count as fallback decisions: the first (at 180.1 s) shows at 181 s.
+  REQUIRE(!timelines[1].firings.empty());
+  CHECK(timelines[1].faults.at(0).time_to_detect_us == kUsPerS);
 }
