@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "app/backend.h"
 #include "app/clock_report.h"
@@ -18,6 +19,7 @@
 #include "app/region_run.h"
 #include "app/shadow.h"
 #include "core/simulator.h"
+#include "oracle/alert_series.h"
 #include "oracle/oracle.h"
 #include "world/deployment.h"
 #include "world/instances.h"
@@ -124,6 +126,12 @@ class StrategyRun final : public RequestSink, public EventTarget {
       observers_.push_back(&*shadow_watch_);
     }
     RLSIM_CHECK(observers_.size() <= kMaxObservers);
+    // Only a scenario with alert rules records their series, after the oracle (it reads the
+    // excess the oracle just counted).
+    if (!scenario.alerts.empty()) {
+      alert_watch_.emplace(scenario.duration_us, oracle_);
+      observers_.push_back(&*alert_watch_);
+    }
     clock_watch_.attach_nodes(deployment_.front(), deployment_.cluster(),
                               deployment_.region_servers(), scenario.regions);
     result_.label = strategy.label;
@@ -203,6 +211,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
       result_.shadow = shadow_watch_->report();
       result_.decisions = shadow_watch_->decisions();
     }
+    if (alert_watch_) result_.alert_series = alert_watch_->series();
     return std::move(result_);
   }
 
@@ -324,7 +333,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
   TimeUs stopped_at_us_ = std::numeric_limits<TimeUs>::max();  // stop(): no arrival after it
   DecisionDigest digest_;
   ClockAttribution clock_attribution_;
-  FaultSchedule faults_;  // it refers to the members above
+  FaultSchedule faults_;                   // it refers to the members above
+  std::optional<AlertWatch> alert_watch_;  // when the scenario has alerts
   // Every measurement of the run, told of each arrival and decision in this order.
   std::vector<DecisionObserver*> observers_;
   bool shadow_ = false;                      // "mode": "shadow": every request is admitted

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "report/alerts.h"
 #include "report/fault_report.h"
 #include "report/partial.h"
 #include "report/shadow_report.h"
@@ -186,6 +187,7 @@ std::string report_html(const RunResult& result, const std::string& reproduce) {
       "of the same algorithm would have admitted. Definitions: docs/metrics.md.</p>\n";
   if (const std::string shadow = shadow_notes(result); !shadow.empty())
     out += fmt::format("<pre id=\"shadow\">{}</pre>\n", xml_escape(shadow));
+  out += alert_html(result);
 
   out += "<h2>Over time</h2>\n";
   for (const auto& chart : report_charts(result)) out += render_svg(chart);
@@ -230,8 +232,9 @@ std::string report_markdown(const RunResult& result, const std::string& reproduc
   }
   if (const std::string shadow = shadow_notes(result); !shadow.empty())
     out += "\n```\n" + shadow + "```\n";
-  out +=
-      "\nDefinitions of every metric: docs/metrics.md in the rlsim repository.\n\n## Over time\n\n";
+  out += "\nDefinitions of every metric: docs/metrics.md in the rlsim repository.\n\n";
+  out += alert_markdown(result);
+  out += "## Over time\n\n";
   const std::vector<Chart> charts = report_charts(result);
   for (std::size_t i = 0; i < charts.size() && i < chart_files.size(); ++i)
     out += fmt::format("![{}]({})\n\n", charts[i].title, chart_files[i]);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/terminal_text.h"
+#include "report/alerts.h"
 #include "report/fault_report.h"
 #include "report/partial.h"
 #include "report/result_json.h"
@@ -106,6 +107,7 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
     const ordered_json redis_side = redis_side_json(*result.redis_side);
     for (const auto& [key, value] : redis_side.items()) out[key] = value;
   }
+  if (!scenario.alerts.empty()) out["alerts"] = alerts_json(scenario, result);
   if (result.clock) out["clock"] = clock_json(*result.clock);
   if (result.regions) out["regions"] = regions_json(*result.regions);
   if (result.backend) out["backend"] = backend_json(*result.backend);
@@ -279,6 +281,7 @@ std::string report_table(const RunResult& result, bool color) {
   out += notes_table(result);
   out += fault_notes(result);
   if (const std::string shadow = shadow_notes(result); !shadow.empty()) out += "\n" + shadow;
+  out += alert_notes(result);
   // A per-window view of the first limit: what one key actually got, against the limit.
   const Limit& first = scenario.limits.front();
   for (const auto& strategy : result.strategies) {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "oracle/alert_series.h"
 #include "oracle/oracle.h"
 #include "redis/store.h"
 #include "scenario/model.h"
@@ -66,6 +67,9 @@ struct StrategyResult {
   // The real Redis the run used and its health (DataStore::backend_report); unset on the embedded
   // Redis.
   std::optional<BackendReport> backend;
+  // The per-step series the scenario's alert rules are evaluated over (report/alerts.h); set only
+  // when the scenario has `alerts`.
+  std::optional<AlertSeries> alert_series;
   // Set when a SIGINT stopped this run early: the traffic stopped at this virtual time
   // (app/interrupt.h).
   std::optional<TimeUs> stopped_at_us;

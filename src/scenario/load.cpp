@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/file_text.h"
+#include "scenario/alerts.h"
 #include "scenario/faults.h"
 #include "scenario/json_text.h"
 #include "scenario/load_clocks.h"
@@ -437,6 +438,7 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
   if (scenario.redis.cluster_nodes > 0 && scenario.regions.enabled())
     reader.fail("redis.cluster", "not supported together with \"regions\" yet");
   read_scenario_faults(reader.find("faults"), reader.find("clock_faults"), file, scenario);
+  scenario.alerts = read_alerts(reader.find("alerts"), file, scenario.duration_us);
 
   const json& strategies =
       reader.array_field("strategies", true, 1, ScenarioBounds::kMaxStrategies);

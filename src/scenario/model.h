@@ -203,6 +203,32 @@ struct FaultSpec {
 };
 const char* to_string(FaultType type);
 
+// One entry of the scenario's `alerts` list (docs/scenario-format.md#alerts): a rule an operator
+// would have set on the run's per-interval series, evaluated per strategy run by
+// report/alerts.h. It fires once its condition has held for `for_us` (as in Prometheus) and
+// resolves at the first evaluation where it no longer holds.
+enum class AlertMetric {
+  kRateCheckP50Ms,    // the rate check's added latency, p50 over the window, in ms
+  kRateCheckP99Ms,    // the same, p99
+  kFallbackPerS,      // decisions the error policy made instead of Redis, per second
+  kDeniedPerS,        // denied decisions (429s), per second
+  kDeniedShare,       // denied decisions over all decisions in the window, 0 to 1
+  kErrorsPerS,        // decisions during which a Redis call failed, per second
+  kRedisUtilization,  // the busiest Redis node's share of time executing commands, 0 to 1
+  kRedisQueue,        // the most commands queued in front of a call on any node
+};
+const char* to_string(AlertMetric metric);
+
+struct AlertRule {
+  std::string name;
+  AlertMetric metric = AlertMetric::kRateCheckP99Ms;
+  bool above = true;  // fires on metric > threshold; otherwise on metric < threshold
+  double threshold = 0;
+  DurationUs for_us = 0;     // how long the condition must hold before the alert fires
+  DurationUs window_us = 0;  // the rate / quantile window the metric is computed over
+  std::string json_path;     // "alerts[1]", for messages
+};
+
 struct Scenario {
   std::string file;  // the path it was loaded from ("" when parsed from text)
   std::string name;
@@ -218,6 +244,7 @@ struct Scenario {
   std::vector<Expectation> expectations;
   std::vector<FaultSpec> faults;  // in file order
   RegionsSpec regions;
+  std::vector<AlertRule> alerts;  // in file order; empty: the report has no alert timeline
 };
 
 }  // namespace rlsim

@@ -1,0 +1,48 @@
+#pragma once
+// The per-interval series alert rules are evaluated over (scenario `alerts`, report/alerts.h):
+// per evaluation step of true time, the decisions, 429s, errors, fallback decisions, the
+// oracle's excess and the rate check's latency buckets. Recorded by AlertWatch, an observer the
+// run adds after the oracle only when the scenario has alerts, so other reports do not change.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "oracle/observer.h"
+#include "oracle/oracle.h"
+
+namespace rlsim {
+
+struct AlertStep {
+  std::int64_t decisions = 0;
+  std::int64_t denied = 0;
+  std::int64_t errors = 0;     // decisions during which a Redis call failed
+  std::int64_t fallbacks = 0;  // decisions the error policy made instead of Redis
+  std::int64_t excess = 0;     // admissions beyond a limit, as the oracle counts them
+  // Decisions whose added latency fell at or below each bound of kSeriesLatencyBoundsUs and above
+  // the one before it; the last entry counts those above all bounds.
+  std::array<std::int64_t, kSeriesLatencyBoundsUs.size() + 1> latency{};
+};
+
+struct AlertSeries {
+  DurationUs step_us = kUsPerS;
+  std::vector<AlertStep> steps;  // step i covers true time [i * step_us, (i + 1) * step_us)
+};
+
+// The evaluation step of a run of `duration_us`: one second, or longer for runs above 100,000 s,
+// the same step as the Redis nodes' series (app/faults.cpp), so both line up.
+DurationUs alert_step_us(DurationUs duration_us);
+
+class AlertWatch final : public DecisionObserver {
+ public:
+  // `oracle` must be notified of each decision before this observer.
+  AlertWatch(DurationUs duration_us, const Oracle& oracle);
+  void on_decided(const DecidedRequest& decided) override;
+  const AlertSeries& series() const { return series_; }
+
+ private:
+  const Oracle& oracle_;
+  AlertSeries series_;
+  std::int64_t excess_seen_ = 0;
+};
+
+}  // namespace rlsim

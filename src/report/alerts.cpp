@@ -1,0 +1,340 @@
+#include "report/alerts.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/check.h"
+#include "report/svg_chart.h"
+
+namespace rlsim {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+// The q-quantile of the decisions in `latency` (bucket counts), as the upper bound of the bucket
+// that holds it, in ms: a p99 "above 5" holds exactly when more than 1% of the decisions took
+// longer than 5 ms (5 ms is one of the bounds). Above the last bound: infinity.
+std::optional<double> bucket_quantile_ms(
+    const std::array<std::int64_t, kSeriesLatencyBoundsUs.size() + 1>& latency, double q) {
+  std::int64_t total = 0;
+  for (std::int64_t count : latency) total += count;
+  if (total == 0) return std::nullopt;
+  const auto rank = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(std::ceil(q * static_cast<double>(total))));
+  std::int64_t below = 0;
+  for (std::size_t b = 0; b < kSeriesLatencyBoundsUs.size(); ++b) {
+    below += latency[b];
+    if (below >= rank) return static_cast<double>(kSeriesLatencyBoundsUs[b]) / 1000.0;
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+// A Redis series value at the bucket holding true time `at_us` (the end of an evaluation step
+// minus one microsecond), or nullopt past its end.
+template <typename Value>
+std::optional<double> bucket_value(const BucketSeries<Value>& series, TimeUs at_us) {
+  if (series.bucket_s <= 0) return std::nullopt;
+  const auto index = static_cast<std::size_t>(static_cast<double>(at_us) /
+                                              (series.bucket_s * static_cast<double>(kUsPerS)));
+  if (index >= series.values.size()) return std::nullopt;
+  return static_cast<double>(series.values[index]);
+}
+
+// redis_utilization (mean over the window) or redis_queue (max over the window) of the busiest
+// node, for the window of steps [first, last].
+std::optional<double> redis_value(const AlertRule& rule, const AlertSeries& series,
+                                  const std::vector<const NodeResult*>& nodes, std::size_t first,
+                                  std::size_t last) {
+  std::optional<double> worst;
+  for (const NodeResult* node : nodes) {
+    std::optional<double> value;
+    double sum = 0;
+    std::size_t count = 0;
+    for (std::size_t i = first; i <= last; ++i) {
+      const TimeUs at_us = static_cast<TimeUs>(i + 1) * series.step_us - 1;
+      const auto v = rule.metric == AlertMetric::kRedisUtilization
+                         ? bucket_value(node->utilization_series, at_us)
+                         : bucket_value(node->queue_length_max_series, at_us);
+      if (!v) continue;
+      sum += *v;
+      ++count;
+      value = std::max(value.value_or(*v), *v);
+    }
+    if (count == 0) continue;
+    if (rule.metric == AlertMetric::kRedisUtilization) value = sum / static_cast<double>(count);
+    worst = std::max(worst.value_or(*value), *value);
+  }
+  return worst;
+}
+
+// The metric over the window of steps [first, last].
+std::optional<double> window_value(const AlertRule& rule, const AlertSeries& series,
+                                   const std::vector<const NodeResult*>& nodes, std::size_t first,
+                                   std::size_t last) {
+  if (rule.metric == AlertMetric::kRedisUtilization || rule.metric == AlertMetric::kRedisQueue)
+    return redis_value(rule, series, nodes, first, last);
+  AlertStep sum;
+  for (std::size_t i = first; i <= last; ++i) {
+    const AlertStep& step = series.steps[i];
+    sum.decisions += step.decisions;
+    sum.denied += step.denied;
+    sum.errors += step.errors;
+    sum.fallbacks += step.fallbacks;
+    for (std::size_t b = 0; b < sum.latency.size(); ++b) sum.latency[b] += step.latency[b];
+  }
+  const double span_s = to_seconds(static_cast<DurationUs>(last - first + 1) * series.step_us);
+  switch (rule.metric) {
+    case AlertMetric::kRateCheckP50Ms:
+      return bucket_quantile_ms(sum.latency, 0.5);
+    case AlertMetric::kRateCheckP99Ms:
+      return bucket_quantile_ms(sum.latency, 0.99);
+    case AlertMetric::kFallbackPerS:
+      return static_cast<double>(sum.fallbacks) / span_s;
+    case AlertMetric::kDeniedPerS:
+      return static_cast<double>(sum.denied) / span_s;
+    case AlertMetric::kDeniedShare:
+      if (sum.decisions == 0) return std::nullopt;
+      return static_cast<double>(sum.denied) / static_cast<double>(sum.decisions);
+    case AlertMetric::kErrorsPerS:
+      return static_cast<double>(sum.errors) / span_s;
+    default:
+      RLSIM_CHECK(false);
+      return std::nullopt;
+  }
+}
+
+std::vector<AlertDetection> detections(const AlertTimeline& timeline, const AlertSeries& series,
+                                       const std::vector<FaultSpec>& faults) {
+  std::vector<AlertDetection> out;
+  for (std::size_t f = 0; f < faults.size(); ++f) {
+    AlertDetection detection{f, faults[f].at_us, std::nullopt, 0};
+    for (const AlertFiring& firing : timeline.firings) {
+      if (firing.fired_us >= detection.at_us) {
+        detection.time_to_detect_us = firing.fired_us - detection.at_us;
+        break;
+      }
+      if (!firing.resolved_us || *firing.resolved_us > detection.at_us) {
+        detection.time_to_detect_us = 0;  // already firing when the fault started
+        break;
+      }
+    }
+    const TimeUs end_us = detection.time_to_detect_us
+                              ? detection.at_us + *detection.time_to_detect_us
+                              : static_cast<TimeUs>(series.steps.size()) * series.step_us;
+    // Whole steps: the fault's step up to the step that ends at the firing.
+    for (auto i = static_cast<std::size_t>(detection.at_us / series.step_us);
+         i < series.steps.size() && static_cast<TimeUs>(i) * series.step_us < end_us; ++i)
+      detection.excess_before_detect += series.steps[i].excess;
+    out.push_back(detection);
+  }
+  return out;
+}
+
+std::vector<const NodeResult*> nodes_of(const StrategyResult& strategy) {
+  std::vector<const NodeResult*> nodes;
+  if (!strategy.redis_side) return nodes;
+  if (strategy.redis_side->redis_node) nodes.push_back(&*strategy.redis_side->redis_node);
+  for (const NodeResult& node : strategy.redis_side->redis_nodes) nodes.push_back(&node);
+  return nodes;
+}
+
+std::string format_threshold(double value) { return fmt::format("{}", value); }
+
+// "rate_check_p99_ms > 5 for 0s over 10s"
+std::string rule_text(const AlertRule& rule) {
+  return fmt::format("{} {} {} for {} over {}", to_string(rule.metric), rule.above ? ">" : "<",
+                     format_threshold(rule.threshold), format_duration(rule.for_us),
+                     format_duration(rule.window_us));
+}
+
+std::string seconds_text(TimeUs us) { return fmt::format("{}s", to_seconds(us)); }
+
+// "fired 181s, resolved 201s; fired 250s (still firing)" or "never fired".
+std::string firings_text(const AlertTimeline& timeline) {
+  if (timeline.firings.empty()) return "never fired";
+  std::string out;
+  for (const AlertFiring& firing : timeline.firings) {
+    out += fmt::format("{}fired {}", out.empty() ? "" : "; ", seconds_text(firing.fired_us));
+    out += firing.resolved_us ? ", resolved " + seconds_text(*firing.resolved_us)
+                              : std::string(" (still firing at the end)");
+  }
+  return out;
+}
+
+// "redis_down at 180s: detected after 1s, excess before 23" per fault.
+std::string detection_text(const Scenario& scenario, const AlertDetection& detection) {
+  const std::string fault = fmt::format(
+      "{} at {}", to_string(scenario.faults[detection.fault].type), seconds_text(detection.at_us));
+  if (!detection.time_to_detect_us)
+    return fmt::format("{}: not detected, excess {}", fault, detection.excess_before_detect);
+  return fmt::format("{}: time to detect {}, excess before {}", fault,
+                     seconds_text(*detection.time_to_detect_us), detection.excess_before_detect);
+}
+
+}  // namespace
+
+std::vector<std::optional<double>> alert_values(const AlertRule& rule, const AlertSeries& series,
+                                                const std::vector<const NodeResult*>& nodes) {
+  const auto window_steps = static_cast<std::size_t>(
+      std::max<DurationUs>(1, (rule.window_us + series.step_us - 1) / series.step_us));
+  std::vector<std::optional<double>> values;
+  for (std::size_t i = 0; i < series.steps.size(); ++i) {
+    const std::size_t first = i + 1 >= window_steps ? i + 1 - window_steps : 0;
+    values.push_back(window_value(rule, series, nodes, first, i));
+  }
+  return values;
+}
+
+AlertTimeline evaluate_alert(const AlertRule& rule, const AlertSeries& series,
+                             const std::vector<const NodeResult*>& nodes,
+                             const std::vector<FaultSpec>& faults) {
+  AlertTimeline timeline;
+  timeline.rule = &rule;
+  const std::vector<std::optional<double>> values = alert_values(rule, series, nodes);
+  std::optional<TimeUs> pending_since_us;
+  bool firing = false;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const TimeUs at_us = static_cast<TimeUs>(i + 1) * series.step_us;
+    const bool holds =
+        values[i] && (rule.above ? *values[i] > rule.threshold : *values[i] < rule.threshold);
+    if (!holds) {
+      pending_since_us.reset();
+      if (firing) timeline.firings.back().resolved_us = at_us;
+      firing = false;
+      continue;
+    }
+    if (!pending_since_us) pending_since_us = at_us;
+    if (!firing && at_us - *pending_since_us >= rule.for_us) {
+      firing = true;
+      timeline.firings.push_back(AlertFiring{at_us, std::nullopt});
+    }
+  }
+  timeline.faults = detections(timeline, series, faults);
+  return timeline;
+}
+
+std::vector<AlertTimeline> alert_timelines(const Scenario& scenario,
+                                           const StrategyResult& strategy) {
+  std::vector<AlertTimeline> out;
+  if (!strategy.alert_series) return out;
+  const std::vector<const NodeResult*> nodes = nodes_of(strategy);
+  for (const AlertRule& rule : scenario.alerts)
+    out.push_back(evaluate_alert(rule, *strategy.alert_series, nodes, scenario.faults));
+  return out;
+}
+
+ordered_json alerts_json(const Scenario& scenario, const StrategyResult& strategy) {
+  ordered_json out = ordered_json::object();
+  for (const AlertTimeline& timeline : alert_timelines(scenario, strategy)) {
+    const AlertRule& rule = *timeline.rule;
+    ordered_json alert;
+    alert["metric"] = to_string(rule.metric);
+    alert[rule.above ? "above" : "below"] = rule.threshold;
+    alert["for_s"] = to_seconds(rule.for_us);
+    alert["window_s"] = to_seconds(rule.window_us);
+    const auto seconds_or_null = [](std::optional<TimeUs> us) {
+      return us ? ordered_json(to_seconds(*us)) : ordered_json(nullptr);
+    };
+    alert["first_fired_s"] = seconds_or_null(
+        timeline.firings.empty() ? std::nullopt : std::optional(timeline.firings.front().fired_us));
+    alert["time_to_detect_s"] = seconds_or_null(
+        timeline.faults.empty() ? std::nullopt : timeline.faults.front().time_to_detect_us);
+    ordered_json firings = ordered_json::array();
+    for (const AlertFiring& firing : timeline.firings)
+      firings.push_back({{"fired_s", to_seconds(firing.fired_us)},
+                         {"resolved_s", seconds_or_null(firing.resolved_us)}});
+    alert["firings"] = std::move(firings);
+    ordered_json faults = ordered_json::array();
+    for (const AlertDetection& detection : timeline.faults)
+      faults.push_back({{"fault", detection.fault},
+                        {"type", to_string(scenario.faults[detection.fault].type)},
+                        {"at_s", to_seconds(detection.at_us)},
+                        {"time_to_detect_s", seconds_or_null(detection.time_to_detect_us)},
+                        {"excess_before_detect", detection.excess_before_detect}});
+    alert["faults"] = std::move(faults);
+    out[rule.name] = std::move(alert);
+  }
+  return out;
+}
+
+std::string alert_notes(const RunResult& result) {
+  const Scenario& scenario = *result.scenario;
+  if (scenario.alerts.empty()) return "";
+  std::string out = "\nalerts (evaluated every " +
+                    format_duration(alert_step_us(scenario.duration_us)) + " of true time):\n";
+  for (const StrategyResult& strategy : result.strategies) {
+    for (const AlertTimeline& timeline : alert_timelines(scenario, strategy)) {
+      out += fmt::format("{}: {} ({}): {}\n", strategy.label, timeline.rule->name,
+                         rule_text(*timeline.rule), firings_text(timeline));
+      for (const AlertDetection& detection : timeline.faults)
+        out += fmt::format("  {}\n", detection_text(scenario, detection));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// One row per strategy and alert: the cells of the Markdown and HTML tables.
+struct AlertRow {
+  std::string strategy, alert, rule, firings, detection;
+};
+
+std::vector<AlertRow> alert_rows(const RunResult& result) {
+  const Scenario& scenario = *result.scenario;
+  std::vector<AlertRow> rows;
+  for (const StrategyResult& strategy : result.strategies) {
+    for (const AlertTimeline& timeline : alert_timelines(scenario, strategy)) {
+      std::string detection;
+      for (const AlertDetection& d : timeline.faults)
+        detection += (detection.empty() ? "" : "; ") + detection_text(scenario, d);
+      rows.push_back({strategy.label, timeline.rule->name, rule_text(*timeline.rule),
+                      firings_text(timeline), detection.empty() ? "no faults" : detection});
+    }
+  }
+  return rows;
+}
+
+constexpr const char* kAlertLegend =
+    "Alert rules evaluated per strategy run at the end of every step of true time. Time to "
+    "detect: from a fault's start to the alert's first firing at or after it; excess before: "
+    "admissions beyond the limit the oracle counted in between. Definitions: docs/metrics.md, "
+    "\"Alert timeline\".";
+
+std::string markdown_cell(std::string text) {
+  for (std::size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2))
+    text.replace(at, 1, "\\|");
+  return text;
+}
+
+}  // namespace
+
+std::string alert_markdown(const RunResult& result) {
+  if (result.scenario->alerts.empty()) return "";
+  std::string out =
+      "## Alerts\n\n| strategy | alert | rule | fired / resolved | time to detect, excess before "
+      "|\n|---|---|---|---|---|\n";
+  for (const AlertRow& row : alert_rows(result))
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", markdown_cell(row.strategy), row.alert,
+                       markdown_cell(row.rule), row.firings, markdown_cell(row.detection));
+  return out + "\n" + kAlertLegend + "\n\n";
+}
+
+std::string alert_html(const RunResult& result) {
+  if (result.scenario->alerts.empty()) return "";
+  std::string out =
+      "<h2>Alerts</h2>\n<div class=\"table-wrap\"><table id=\"alerts\">\n<thead><tr><th>strategy"
+      "</th><th>alert</th><th>rule</th><th>fired / resolved</th><th>time to detect, excess "
+      "before</th></tr></thead>\n<tbody>\n";
+  for (const AlertRow& row : alert_rows(result))
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                       xml_escape(row.strategy), xml_escape(row.alert), xml_escape(row.rule),
+                       xml_escape(row.firings), xml_escape(row.detection));
+  return out + "</tbody>\n</table></div>\n<p class=\"meta\">" + xml_escape(kAlertLegend) + "</p>\n";
+}
+
+}  // namespace rlsim

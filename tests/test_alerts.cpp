@@ -1,0 +1,201 @@
+// Alert rules (scenario `alerts`, report/alerts.h): evaluation over hand-made series (fires after
+// `for`, resolves, never fires, `below`), time to detect and excess before it, validation errors,
+// and the redis-outage scenario's headline figures from a run.
+#include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "app/run.h"
+#include "report/alerts.h"
+#include "scenario/load.h"
+
+using namespace rlsim;
+
+namespace {
+
+// One-second steps: step i has `decisions` decisions of which `denied[i]` were denied, and
+// `excess[i]` admissions beyond the limit.
+AlertSeries denial_series(const std::vector<std::int64_t>& denied,
+                          const std::vector<std::int64_t>& excess = {}) {
+  AlertSeries series;
+  for (std::size_t i = 0; i < denied.size(); ++i) {
+    AlertStep step;
+    step.decisions = 10;
+    step.denied = denied[i];
+    step.excess = i < excess.size() ? excess[i] : 0;
+    step.latency[0] = 10;
+    series.steps.push_back(step);
+  }
+  return series;
+}
+
+AlertRule rule(AlertMetric metric, bool above, double threshold, DurationUs for_us,
+               DurationUs window_us = kUsPerS) {
+  AlertRule r;
+  r.name = std::string(1, 'a');
+  r.metric = metric;
+  r.above = above;
+  r.threshold = threshold;
+  r.for_us = for_us;
+  r.window_us = window_us;
+  return r;
+}
+
+FaultSpec fault_at(TimeUs at_us) {
+  FaultSpec fault;
+  fault.at_us = at_us;
+  fault.for_us = 3 * kUsPerS;
+  return fault;
+}
+
+std::string parse_error(const std::string& alerts) {
+  const std::string text = fmt::format(
+      R"({{"name": "t", "duration": "10s",
+          "limits": [{{"name": "per_user", "key": "user", "limit": 10, "window": "1s"}}],
+          "instances": {{"count": 1}},
+          "traffic": [{{"name": "u", "users": 1, "rate": "10/s"}}],
+          "alerts": {},
+          "strategies": [{{"name": "redis_fixed_window"}}]}})",
+      alerts);
+  try {
+    parse_scenario(text, "t.json");
+  } catch (const ScenarioError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("alerts: fire once the condition held for `for`, then resolve") {
+  // Denied share per second: 0, 0, 1, 1, 1, 1, 0, 0 (steps end at 1 s, 2 s, ...).
+  const AlertSeries series = denial_series({0, 0, 10, 10, 10, 10, 0, 0}, {0, 0, 4, 3, 2, 1, 0, 0});
+  const AlertRule r = rule(AlertMetric::kDeniedShare, true, 0.5, 2 * kUsPerS);
+  const AlertTimeline timeline = evaluate_alert(r, series, {}, {fault_at(2 * kUsPerS)});
+  // Holds from the evaluation at 3 s; 2 s later (at 5 s) it fires; at 7 s it no longer holds.
+  REQUIRE(timeline.firings.size() == 1);
+  CHECK(timeline.firings[0].fired_us == 5 * kUsPerS);
+  CHECK(timeline.firings[0].resolved_us == 7 * kUsPerS);
+  REQUIRE(timeline.faults.size() == 1);
+  CHECK(timeline.faults[0].time_to_detect_us == 3 * kUsPerS);
+  // Excess in the steps [2 s, 5 s): 4 + 3 + 2.
+  CHECK(timeline.faults[0].excess_before_detect == 9);
+
+  // Without `for` it fires at the first evaluation that holds.
+  const AlertTimeline at_once = evaluate_alert(rule(AlertMetric::kDeniedShare, true, 0.5, 0),
+                                               series, {}, {fault_at(2 * kUsPerS)});
+  REQUIRE(at_once.firings.size() == 1);
+  CHECK(at_once.firings[0].fired_us == 3 * kUsPerS);
+  CHECK(at_once.faults[0].time_to_detect_us == kUsPerS);
+  CHECK(at_once.faults[0].excess_before_detect == 4);
+}
+
+TEST_CASE("alerts: a condition shorter than `for` never fires; the window smooths") {
+  const AlertSeries series = denial_series({0, 10, 0, 10, 0, 0}, {0, 5, 5, 5, 5, 5});
+  const AlertTimeline timeline = evaluate_alert(
+      rule(AlertMetric::kDeniedShare, true, 0.5, 2 * kUsPerS), series, {}, {fault_at(kUsPerS)});
+  CHECK(timeline.firings.empty());
+  REQUIRE(timeline.faults.size() == 1);
+  CHECK(!timeline.faults[0].time_to_detect_us);
+  CHECK(timeline.faults[0].excess_before_detect == 25);  // to the end of the run
+  // Over a 2 s window the share reads 0.5, 0.5, 0.5, 0.5, 0 from 2 s: never above 0.5 either.
+  const AlertTimeline windowed =
+      evaluate_alert(rule(AlertMetric::kDeniedShare, true, 0.5, 0, 2 * kUsPerS), series, {}, {});
+  CHECK(windowed.firings.empty());
+  // denied_per_s over the same 2 s window: 5/s from 2 s on; above 4 it fires at 2 s and resolves at
+  // 6 s.
+  const AlertTimeline rate =
+      evaluate_alert(rule(AlertMetric::kDeniedPerS, true, 4, 0, 2 * kUsPerS), series, {}, {});
+  REQUIRE(rate.firings.size() == 1);
+  CHECK(rate.firings[0].fired_us == 2 * kUsPerS);
+  CHECK(rate.firings[0].resolved_us == 6 * kUsPerS);  // the 2 s window still holds step 3
+}
+
+TEST_CASE("alerts: below, quantiles from latency buckets, and firing before the fault") {
+  AlertSeries series = denial_series({0, 0, 0, 0});
+  // Step 2: 1 of 10 decisions took 5 to 10 ms: the p99 is in the (5 ms, 10 ms] bucket.
+  series.steps[2].latency[0] = 9;
+  series.steps[2].latency[6] = 1;
+  const AlertTimeline p99 = evaluate_alert(rule(AlertMetric::kRateCheckP99Ms, true, 5, 0), series,
+                                           {}, {fault_at(2 * kUsPerS)});
+  REQUIRE(p99.firings.size() == 1);
+  CHECK(p99.firings[0].fired_us == 3 * kUsPerS);
+  CHECK(p99.firings[0].resolved_us == 4 * kUsPerS);
+  CHECK(p99.faults[0].time_to_detect_us == kUsPerS);
+  // The p50 stays in the first bucket (0.1 ms).
+  CHECK(evaluate_alert(rule(AlertMetric::kRateCheckP50Ms, true, 0.1, 0), series, {}, {})
+            .firings.empty());
+  // `below`: fewer than 1 fallback per second holds from the first evaluation, so an alert on it
+  // is already firing when a fault at 2 s starts: time to detect 0, no excess before.
+  const AlertTimeline below = evaluate_alert(rule(AlertMetric::kFallbackPerS, false, 1, 0), series,
+                                             {}, {fault_at(2 * kUsPerS)});
+  REQUIRE(below.firings.size() == 1);
+  CHECK(below.firings[0].fired_us == kUsPerS);
+  CHECK(!below.firings[0].resolved_us);
+  CHECK(below.faults[0].time_to_detect_us == 0);
+  CHECK(below.faults[0].excess_before_detect == 0);
+}
+
+TEST_CASE("alerts: Redis utilization and queue of the busiest node") {
+  AlertSeries series = denial_series({0, 0, 0});
+  NodeResult quiet, busy;
+  quiet.utilization_series = {1.0, {0.1, 0.1, 0.1}};
+  busy.utilization_series = {1.0, {0.2, 0.95, 0.99}};
+  busy.queue_length_max_series = {1.0, {0, 40, 3}};
+  const std::vector<const NodeResult*> nodes{&quiet, &busy};
+  const AlertTimeline utilization =
+      evaluate_alert(rule(AlertMetric::kRedisUtilization, true, 0.9, 0), series, nodes, {});
+  REQUIRE(utilization.firings.size() == 1);
+  CHECK(utilization.firings[0].fired_us == 2 * kUsPerS);
+  const AlertTimeline queue =
+      evaluate_alert(rule(AlertMetric::kRedisQueue, true, 10, 0), series, nodes, {});
+  REQUIRE(queue.firings.size() == 1);
+  CHECK(queue.firings[0].resolved_us == 3 * kUsPerS);
+}
+
+TEST_CASE("alerts: validation names the entry and the field") {
+  CHECK(parse_error(R"([{"name": "x", "metric": "rate_check_p99_ms", "above": 5}])").empty());
+  CHECK_THAT(parse_error(R"([{"name": "x", "metric": "p99", "above": 5}])"),
+             Catch::Contains("alerts[0].metric") && Catch::Contains("unknown metric \"p99\"") &&
+                 Catch::Contains("\"rate_check_p99_ms\""));
+  CHECK_THAT(parse_error(R"([{"name": "x", "metric": "denied_share", "above": 1, "below": 0}])"),
+             Catch::Contains("alerts[0]") && Catch::Contains("got both"));
+  CHECK_THAT(parse_error(R"([{"name": "x", "metric": "denied_share"}])"),
+             Catch::Contains("expected one of \"above\" or \"below\""));
+  CHECK_THAT(parse_error(R"([{"name": "x", "metric": "denied_share", "above": 1, "for": "-1s"}])"),
+             Catch::Contains("alerts[0].for") && Catch::Contains("\"-1s\""));
+  CHECK_THAT(
+      parse_error(R"([{"name": "x", "metric": "denied_share", "above": 1, "window": "-5s"}])"),
+      Catch::Contains("alerts[0].window"));
+  CHECK_THAT(parse_error(R"([{"name": "a.b", "metric": "denied_share", "above": 1}])"),
+             Catch::Contains("alerts[0].name"));
+  CHECK_THAT(parse_error(R"([{"name": "x", "metric": "denied_share", "above": "5"}])"),
+             Catch::Contains("alerts[0].above") && Catch::Contains("expected a number"));
+  CHECK_THAT(parse_error(R"([{"name": "x", "metric": "denied_share", "above": 1},
+                              {"name": "x", "metric": "errors_per_s", "above": 1}])"),
+             Catch::Contains("alerts[1].name") && Catch::Contains("duplicate alert name"));
+  CHECK_THAT(parse_error(R"([{"name": "x", "metric": "denied_share", "above": 1, "when": 2}])"),
+             Catch::Contains("alerts[0].when") && Catch::Contains("unknown field"));
+  CHECK_THAT(parse_error(R"({"name": "x"})"),
+             Catch::Contains("alerts") && Catch::Contains("expected an array"));
+}
+
+TEST_CASE("alerts: redis-outage, the lesson's alerts against a 20 s black hole at 3:00") {
+  const Scenario scenario =
+      load_scenario(std::string(RLSIM_SOURCE_DIR) + "/scenarios/redis-outage.json");
+  const auto resolved = resolve_strategies(scenario, scenario.file);
+  // fail_open: every call waits the 100 ms timeout from 180 s, so the p99 over 10 s passes 5 ms
+  // at the first evaluation after the start (181 s) and holds 1 s (for: 1s): fired at 182 s.
+  const StrategyResult fail_open = run_strategy(scenario, resolved.at(0), scenario.seed);
+  const std::vector<AlertTimeline> timelines = alert_timelines(scenario, fail_open);
+  REQUIRE(timelines.size() == 3);
+  REQUIRE(timelines[0].rule->name == "rate_check_p99");
+  REQUIRE(!timelines[0].firings.empty());
+  CHECK(timelines[0].faults.at(0).time_to_detect_us == 2 * kUsPerS);
+  // Each user's first 100 of the window at 10/s take 10 s: detected before any excess.
+  CHECK(timelines[0].faults.at(0).excess_before_detect == 0);
+  // fail_open's timeouts count as fallback decisions: the first (at 180.1 s) shows at 181 s.
+  REQUIRE(!timelines[1].firings.empty());
+  CHECK(timelines[1].faults.at(0).time_to_detect_us == kUsPerS);
+}
