@@ -47,7 +47,8 @@ bool called_in(const std::vector<std::string>& texts, const std::string& name) {
 
 TEST_CASE("the conformance corpus sends every command the embedded Redis implements") {
   std::set<std::string> plain;
-  for (const ConformanceStep& step : conformance_corpus()) plain.insert(upper(step.command.front()));
+  for (const ConformanceStep& step : conformance_corpus())
+    plain.insert(upper(step.command.front()));
   const std::vector<std::string> texts = script_texts();
   REQUIRE(!texts.empty());
   const std::vector<std::string> names = MockStore::command_names();
