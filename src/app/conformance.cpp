@@ -421,6 +421,20 @@ void add_hash_and_set_steps(CorpusBuilder& b) {
   b.now({"SMEMBERS", "st"});
   b.now({"TYPE", "st"});
   b.now({"SADD", "st"});
+  // The rest of the embedded Redis's commands, so that the corpus sends every one of them
+  // (tests/test_conformance_corpus.cpp).
+  b.now({"SETNX", "nx", "1"});
+  b.now({"SETNX", "nx", "2"});
+  b.now({"DECR", "nx"});
+  b.now({"HSETNX", "hh", "a", "9"});
+  b.now({"HSETNX", "hh", "n", "9"});
+  b.now({"HGET", "hh", "n"});
+  b.now({"HGET", "hh", "none"});
+  b.now({"HINCRBYFLOAT", "hh", "a", "0.5"});
+  b.now({"HDEL", "hh", "n", "none"});
+  b.now({"ZINCRBY", "zi", "2", "m"});
+  b.now({"ZINCRBY", "zi", "1.5", "m"});
+  b.now({"ZREM", "zi", "m", "x"});
 }
 
 void add_list_steps(CorpusBuilder& b) {
