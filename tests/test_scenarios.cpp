@@ -65,8 +65,8 @@ RunResult run_shipped(const Scenario& scenario) {
     auto params = resolve_params(*info, spec.params, field, error, dir);
     INFO(field << ": " << error);
     REQUIRE(params);
-    result.strategies.push_back(
-        run_strategy(scenario, ResolvedStrategy{info, spec.label, *params}, scenario.seed));
+    result.strategies.push_back(run_strategy(
+        scenario, ResolvedStrategy{info, spec.label, *params, spec.mode, ""}, scenario.seed));
   }
   return result;
 }
