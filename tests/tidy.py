@@ -43,6 +43,9 @@ def compile_args(entry):
             continue
         if os.path.normpath(arg) == os.path.normpath(entry["file"]):
             continue
+        # The amount of debug information changes nothing clang-tidy sees.
+        if arg.startswith("-g"):
+            continue
         kept.append(arg)
     return args[0], kept
 
