@@ -11,7 +11,7 @@ jobs=$(nproc)
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 # Configuring again is quick, and picks up a new test or source file (the globs).
-cmake -S . -B build-quick -DRLSIM_WERROR=ON -DRLSIM_TESTS=ON "${launcher[@]}" >/dev/null
+cmake -S . -B build-quick -DRLSIM_WERROR=ON -DRLSIM_TESTS=ON -DRLSIM_UNITY=OFF "${launcher[@]}" >/dev/null
 cmake --build build-quick -j"$jobs"
 mapfile -t changed < <(git diff --name-only --diff-filter=d HEAD -- 'src/*.cpp' 'src/*.h' 'tests/*.cpp' 'tests/*.h')
 if [ ${#changed[@]} -gt 0 ]; then clang-format --dry-run --Werror "${changed[@]}"; fi

@@ -7,5 +7,5 @@
 # Usage: tests/tidy.sh [--all] [files...]  (default: src/*/*.cpp; --all ignores the record)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CXX=clang++ cmake -S . -B build-tidy -DRLSIM_TESTS=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
+CXX=clang++ cmake -S . -B build-tidy -DRLSIM_TESTS=OFF -DRLSIM_UNITY=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 exec python3 tests/tidy.py build-tidy "$@"

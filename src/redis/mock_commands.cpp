@@ -16,6 +16,7 @@
 #include <span>
 #include <utility>
 
+#include "core/ascii.h"
 #include "core/check.h"
 #include "core/sha1.h"
 #include "redis/mock_internal.h"
@@ -67,12 +68,6 @@ bool clamp_rank_range(std::int64_t size, std::int64_t& start, std::int64_t& stop
   return true;
 }
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 MockStore::Entry& MockStore::Context::create(const std::string& key, Type type) {
   Entry& entry = store.keys_[key];
   // As a fresh Entry, except that the string value keeps its buffer (a SET per request then
@@ -98,7 +93,7 @@ using Entry = MockStore::Entry;
 using Type = MockStore::Type;
 using Limits = std::numeric_limits<std::int64_t>;
 
-// Whether `arg` is the option `lower_name`, in any case (no allocation, unlike lower()).
+// Whether `arg` is the option `lower_name`, in any case (no allocation, unlike ascii_lower()).
 bool is_option(const std::string& arg, const char* lower_name) {
   std::size_t i = 0;
   for (; i < arg.size() && lower_name[i] != '\0'; ++i) {
@@ -701,12 +696,12 @@ Reply eval_generic(Ctx& ctx, bool by_sha) {
       "ERR rlsim: script {} called {}, a Redis command the embedded Redis does not implement "
       "(docs/redis-mock.md lists the commands it has); run it against a real Redis with --redis "
       "redis://host:port",
-      by_sha ? lower(ctx.argv[1]) : sha1_hex(ctx.argv[1]), std::exchange(lacking, {})));
+      by_sha ? ascii_lower(ctx.argv[1]) : sha1_hex(ctx.argv[1]), std::exchange(lacking, {})));
 }
 
 // SCRIPT LOAD body | EXISTS sha... | FLUSH [ASYNC|SYNC]
 Reply cmd_script(Ctx& ctx) {
-  const std::string sub = lower(ctx.argv[1]);
+  const std::string sub = ascii_lower(ctx.argv[1]);
   const auto wrong_args = [&] {
     return Reply::error(fmt::format("ERR wrong number of arguments for 'script|{}' command", sub));
   };
@@ -725,7 +720,7 @@ Reply cmd_script(Ctx& ctx) {
   if (sub == "flush") {
     if (ctx.argv.size() > 3) return wrong_args();
     if (ctx.argv.size() == 3) {
-      const std::string mode = lower(ctx.argv[2]);
+      const std::string mode = ascii_lower(ctx.argv[2]);
       if (mode != "sync" && mode != "async")
         return Reply::error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
     }
@@ -889,7 +884,7 @@ constexpr std::string_view kLacksCommandPrefix =
 
 // The reply to a script's call of a command the table lacks.
 Reply unknown_in_script(const std::string& name) {
-  const std::string l = lower(name);
+  const std::string l = ascii_lower(name);
   if (!listed(kRedis70Commands, l))
     return Reply::error("ERR Unknown Redis command called from script");
   if (listed(kRedis70NoScript, l))

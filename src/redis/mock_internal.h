@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/ascii.h"
 #include "redis/mock_store.h"
 
 namespace rlsim {
@@ -23,7 +24,6 @@ bool parse_strict_int(std::string_view text, std::int64_t& out);
 // Redis's string2d (scores, range bounds): strtod over the whole text, no leading space, no NaN,
 // no overflow to infinity or underflow to zero.
 bool parse_strict_double(const std::string& text, double& out);
-std::string lower(std::string_view text);
 // A count argument as Redis's getPositiveLongFromObjectOrReply reads it (LPOP, ZPOPMIN): the error
 // reply ("value is out of range, must be positive", also for a non-integer), or nullopt with
 // `count` set.
@@ -72,7 +72,7 @@ struct MockStore::Context {
     }
   }
   void erase(const std::string& key) { store.keys_.erase(key); }
-  std::string name() const { return lower(argv[0]); }
+  std::string name() const { return ascii_lower(argv[0]); }
   LuaEngine& lua() { return store.lua(); }
   void flush_scripts() { store.lua_.reset(); }
   std::string& lacking_command() { return store.lacking_command_; }

@@ -186,7 +186,7 @@ Reply cmd_zadd(Ctx& ctx) {
   ZAddFlags flags;
   std::size_t at = 2;
   for (; at < ctx.argv.size(); ++at) {
-    const std::string option = lower(ctx.argv[at]);
+    const std::string option = ascii_lower(ctx.argv[at]);
     if (option == "nx")
       flags.nx = true;
     else if (option == "xx")
@@ -301,7 +301,7 @@ Reply zrange_generic(Ctx& ctx, RangeBy range_by, Direction direction) {
   std::int64_t offset = 0, limit = -1;
   bool limit_given = false;
   for (std::size_t j = 4; j < argv.size(); ++j) {
-    const std::string option = lower(argv[j]);
+    const std::string option = ascii_lower(argv[j]);
     const std::size_t left = argv.size() - j - 1;
     if (option == "withscores") {
       with_scores = true;

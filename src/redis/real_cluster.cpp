@@ -7,6 +7,7 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "core/ascii.h"
 #include "core/sha1.h"
 
 namespace rlsim {
@@ -16,12 +17,6 @@ namespace {
 std::string upper(std::string_view text) {
   std::string out(text);
   for (char& c : out) c = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
-  return out;
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
   return out;
 }
 
@@ -243,7 +238,7 @@ void ClusterWire::send(int index, const Command& command, Entry* entry, bool ask
       node.scripts.insert(sha);
     } else if (name == "EVALSHA") {
       // The store loads a script once (EVAL or SCRIPT LOAD); this node may not have it yet.
-      const std::string sha = lower(command[1]);
+      const std::string sha = ascii_lower(command[1]);
       if (node.scripts.count(sha) == 0) {
         if (const auto it = script_text_.find(sha); it != script_text_.end()) {
           put({"SCRIPT", "LOAD", it->second}, nullptr);

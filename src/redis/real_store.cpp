@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 
+#include "core/ascii.h"
 #include "core/check.h"
 #include "core/sha1.h"
 #include "redis/cluster_slots.h"
@@ -19,12 +20,6 @@
 namespace rlsim {
 
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::optional<std::int64_t> parse_int(std::string_view text) {
   std::int64_t value = 0;
@@ -350,7 +345,7 @@ void RealStore::add_script_call(const Command& command, bool by_sha, std::size_t
     const std::string& given = command[1];
     const bool is_lower =
         std::none_of(given.begin(), given.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
-    const auto it = scripts_.find(is_lower ? given : lower(given));
+    const auto it = scripts_.find(is_lower ? given : ascii_lower(given));
     if (it == scripts_.end() || known(node_).count(it->second->sha) == 0) {
       if (wire_->sharded() && command_slot(command) == kCrossSlot) {
         // A cluster node refuses keys of several slots before it looks for the script.
@@ -446,7 +441,7 @@ void RealStore::map_expiry_option(const Command& command, std::size_t from, Time
   std::string kind;
   std::vector<std::size_t> options;
   for (std::size_t i = from; i < command.size(); ++i) {
-    const std::string o = lower(command[i]);
+    const std::string o = ascii_lower(command[i]);
     if (o != "ex" && o != "px" && o != "exat" && o != "pxat") continue;
     if ((!kind.empty() && o != kind) || i + 1 == command.size()) return;
     kind = o;
@@ -470,7 +465,7 @@ void RealStore::map_expiry_option(const Command& command, std::size_t from, Time
 void RealStore::translate_script_command(const Command& command, TimeUs now_us, Op& op,
                                          std::vector<Command>& sent) {
   const std::size_t argc = command.size();
-  const std::string sub = argc >= 2 ? lower(command[1]) : "";
+  const std::string sub = argc >= 2 ? ascii_lower(command[1]) : "";
   if (sub == "load" && argc == 3) {
     Script& script = register_script(command[2]);
     known(node_).insert(script.sha);
@@ -484,7 +479,7 @@ void RealStore::translate_script_command(const Command& command, TimeUs now_us, 
   if (sub == "exists" && argc >= 3) {
     std::vector<Reply> found;
     for (std::size_t i = 2; i < argc; ++i) {
-      const auto it = scripts_.find(lower(command[i]));
+      const auto it = scripts_.find(ascii_lower(command[i]));
       found.push_back(Reply::from_integer(
           it != scripts_.end() && known(node_).count(it->second->sha) != 0 ? 1 : 0));
     }
@@ -502,7 +497,7 @@ void RealStore::translate(const Command& command, TimeUs now_us, Batch& batch,
     op.reply = Reply::error("ERR empty command");
     return;
   }
-  const std::string name = lower(command[0]);
+  const std::string name = ascii_lower(command[0]);
   const std::size_t argc = command.size();
   Command out;
   switch (keys_of(name)) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/ascii.h"
 #include "redis/time_commands.h"
 
 namespace rlsim {
@@ -127,12 +128,6 @@ constexpr const char* kShadowPrelude =
     "local redis=setmetatable({pcall=__rlx},{__index=function(_,k) if k=='call' then "
     "if __rld then __rlm() end return __rlc end return __rlr[k] end}) ";
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // ---- a Lua 5.1 tokenizer, enough to find `redis.call('NAME', ...)` ------------------------------
 
 struct Token {
@@ -240,7 +235,7 @@ bool plain_command(std::string_view quoted) {
   if (!std::all_of(name.begin(), name.end(),
                    [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }))
     return false;
-  const std::string l = lower(name);
+  const std::string l = ascii_lower(name);
   return !maps_time(name);
 }
 
@@ -323,10 +318,10 @@ std::string with_prelude(const std::string& text, const std::string& prelude) {
 }  // namespace
 
 bool script_needs_clock(const std::string& text) {
-  const std::string l = lower(text);
+  const std::string l = ascii_lower(text);
   for (const TimeCommand& row : time_commands()) {
     if (row.use == TimeUse::kNotMapped) continue;
-    const std::string name = lower(row.name);
+    const std::string name = ascii_lower(row.name);
     // "set" is in too many words (hset, offset): only a quoted SET counts.
     const bool found = name == "set" ? l.find("'set'") != std::string::npos ||
                                            l.find("\"set\"") != std::string::npos

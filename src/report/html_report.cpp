@@ -7,6 +7,7 @@
 #include "report/alerts.h"
 #include "report/fault_report.h"
 #include "report/partial.h"
+#include "report/rounding.h"
 #include "report/shadow_report.h"
 #include "report/state_charts.h"
 
@@ -48,10 +49,6 @@ double worst_sliding_log_error_percent(const StrategyResult& strategy) {
   for (const auto& limit : strategy.totals.limits)
     worst = std::max(worst, limit.sliding_log_error_rate);
   return worst * 100.0;
-}
-
-double per_request(std::uint64_t total, std::int64_t offered) {
-  return offered == 0 ? 0.0 : static_cast<double>(total) / static_cast<double>(offered);
 }
 
 // The most admitted for one key in each window, drawn as a step from the window's start.

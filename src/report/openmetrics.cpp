@@ -195,7 +195,8 @@ void bucket_gauge(Writer& out, std::string_view name, const Labels& labels,
 
 // The Redis nodes a strategy run measured, with their `node` label: "redis" for the single server,
 // the node's index on an embedded cluster.
-std::vector<std::pair<std::string, const NodeResult*>> nodes_of(const StrategyResult& strategy) {
+std::vector<std::pair<std::string, const NodeResult*>> named_nodes_of(
+    const StrategyResult& strategy) {
   std::vector<std::pair<std::string, const NodeResult*>> nodes;
   if (!strategy.redis_side) return nodes;
   if (strategy.redis_side->redis_node)
@@ -247,17 +248,17 @@ void excess_family(Writer& out, const RunResult& result, DurationUs window_us) {
 void redis_families(Writer& out, const RunResult& result) {
   out.family(kCommands);
   for (const StrategyResult& strategy : result.strategies)
-    for (const auto& [node, stats] : nodes_of(strategy))
+    for (const auto& [node, stats] : named_nodes_of(strategy))
       bucket_counter(out, kCommands.name, with(strategy_labels(result, strategy), "node", node),
                      stats->ops_per_s);
   out.family(kUtilization);
   for (const StrategyResult& strategy : result.strategies)
-    for (const auto& [node, stats] : nodes_of(strategy))
+    for (const auto& [node, stats] : named_nodes_of(strategy))
       bucket_gauge(out, kUtilization.name, with(strategy_labels(result, strategy), "node", node),
                    stats->utilization_series);
   out.family(kQueue);
   for (const StrategyResult& strategy : result.strategies)
-    for (const auto& [node, stats] : nodes_of(strategy))
+    for (const auto& [node, stats] : named_nodes_of(strategy))
       bucket_gauge(out, kQueue.name, with(strategy_labels(result, strategy), "node", node),
                    stats->queue_length_max_series);
 }

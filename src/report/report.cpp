@@ -19,10 +19,6 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-double per_request(std::uint64_t total, std::int64_t offered) {
-  return offered == 0 ? 0.0 : static_cast<double>(total) / static_cast<double>(offered);
-}
-
 // A strategy's headline numbers: the worst over its limits (the report contract).
 struct Worst {
   double overshoot = 0;

@@ -4,9 +4,15 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 namespace rlsim {
+
+// `total` per offered request (Redis commands, round trips), 0 when nothing was offered.
+inline double per_request(std::uint64_t total, std::int64_t offered) {
+  return offered == 0 ? 0.0 : static_cast<double>(total) / static_cast<double>(offered);
+}
 
 // Rounds a non-negative ratio to 4 decimals so that reports stay readable and stable.
 inline double round4(double value) {

@@ -12,7 +12,7 @@ namespace {
 
 using nlohmann::json;
 
-enum class Limit { kNone, kDepth, kValues };
+enum class SaxStop { kNone, kDepth, kValues };
 
 // "line:column" (1-based, in bytes) of the byte at 1-based position `position`.
 std::string line_column(const std::string& text, std::size_t position) {
@@ -70,7 +70,7 @@ class ScenarioSax {
   }
 
   json& root() { return root_; }
-  Limit limit() const { return limit_; }
+  SaxStop limit() const { return limit_; }
   std::size_t error_position() const { return error_position_; }
   const std::string& error_token() const { return error_token_; }
   int error_id() const { return error_id_; }
@@ -87,7 +87,7 @@ class ScenarioSax {
   template <typename Value>
   json* add(Value&& value) {
     if (++values_ > kMaxJsonValues) {
-      limit_ = Limit::kValues;
+      limit_ = SaxStop::kValues;
       return nullptr;
     }
     if (frames_.empty()) {
@@ -104,7 +104,7 @@ class ScenarioSax {
 
   bool open(json::value_t type) {
     if (frames_.size() >= kMaxJsonDepth) {
-      limit_ = Limit::kDepth;
+      limit_ = SaxStop::kDepth;
       return false;
     }
     json* container = add(type);
@@ -138,7 +138,7 @@ class ScenarioSax {
   json root_;
   std::vector<Frame> frames_;
   std::size_t values_ = 0;
-  Limit limit_ = Limit::kNone;
+  SaxStop limit_ = SaxStop::kNone;
   std::size_t error_position_ = 0;
   std::string error_token_;
   int error_id_ = 0;
@@ -150,7 +150,7 @@ class ScenarioSax {
 // level too many, or the start of value kMaxJsonValues + 1. The SAX events carry no position,
 // so this reads the text again up to that point, which parsed without error, counting as the
 // parser does: strings, comments, and keys (not values) after '{' and ',' inside an object.
-std::size_t limit_offset(const std::string& text, Limit limit) {
+std::size_t limit_offset(const std::string& text, SaxStop limit) {
   std::vector<bool> in_object;  // one entry per open container, at most kMaxJsonDepth + 1
   bool expect_key = false;
   std::size_t values = 0;
@@ -179,12 +179,12 @@ std::size_t limit_offset(const std::string& text, Limit limit) {
                 text[i + 1] == '-' || text[i + 1] == '.'))
           ++i;
       }
-      if (++values > kMaxJsonValues && limit == Limit::kValues) return start;
+      if (++values > kMaxJsonValues && limit == SaxStop::kValues) return start;
       if (c == '{' || c == '[') {
         in_object.push_back(c == '{');
         expect_key = c == '{';
         if (in_object.size() > kMaxJsonDepth) {
-          if (limit == Limit::kDepth) return start;
+          if (limit == SaxStop::kDepth) return start;
           break;
         }
       }
@@ -208,10 +208,10 @@ json parse_scenario_json(const std::string& text, const std::string& file) {
   ScenarioSax sax(file);
   if (json::sax_parse(text, &sax, json::input_format_t::json, true, /*ignore_comments=*/true))
     return std::move(sax.root());
-  if (sax.limit() != Limit::kNone) {
+  if (sax.limit() != SaxStop::kNone) {
     const std::size_t offset = limit_offset(text, sax.limit());
     const std::string where = fmt::format("{}:{}", file, line_column(text, offset + 1));
-    if (sax.limit() == Limit::kDepth)
+    if (sax.limit() == SaxStop::kDepth)
       throw ScenarioError(
           fmt::format("{}: arrays and objects nested deeper than {} levels", where, kMaxJsonDepth));
     throw ScenarioError(

@@ -31,9 +31,9 @@ constexpr std::size_t kMaxClockFaults = 1000;
 // A slew faster than 10% is a step in all but name; with |drift| <= 10% too the reading under a
 // slew still advances (docs/clocks.md).
 constexpr double kMaxSlewPpm = 100'000;
-constexpr std::int64_t kMaxInstanceId = 1'000'000;
+constexpr std::int64_t kMaxClockInstanceId = 1'000'000;
 
-constexpr std::pair<const char*, ClockFaultType> kFaultTypes[] = {
+constexpr std::pair<const char*, ClockFaultType> kClockFaultTypes[] = {
     {"clock_offset", ClockFaultType::kOffset},
     {"clock_drift", ClockFaultType::kDrift},
     {"clock_jump", ClockFaultType::kJump}};
@@ -101,10 +101,10 @@ void read_target(ObjectReader& reader, FaultSpec& spec) {
   for (std::size_t i = 0; i < instances->size(); ++i) {
     const json& id = (*instances)[i];
     if (!id.is_number_integer() || id.get<std::int64_t>() < 0 ||
-        id.get<std::int64_t>() >= kMaxInstanceId) {
+        id.get<std::int64_t>() >= kMaxClockInstanceId) {
       reader.fail(fmt::format("{}[{}]", path, i),
                   fmt::format("expected an instance id (start order, from 0 to {}), got {}",
-                              kMaxInstanceId - 1, id.dump()));
+                              kMaxClockInstanceId - 1, id.dump()));
     }
     fault.instances.push_back(static_cast<std::uint32_t>(id.get<std::int64_t>()));
   }
@@ -191,7 +191,7 @@ void read_redis_clock(const json* redis, const std::string& file, ClockSpec& spe
 }
 
 bool is_clock_fault_type(const std::string& type) {
-  return std::any_of(std::begin(kFaultTypes), std::end(kFaultTypes),
+  return std::any_of(std::begin(kClockFaultTypes), std::end(kClockFaultTypes),
                      [&](const auto& row) { return type == row.first; });
 }
 
@@ -205,7 +205,7 @@ FaultSpec read_clock_fault(const json& value, const std::string& path, const std
   fault.at_us = reader.brief_duration_field("at", 0, duration_us);
   const json& type = reader.require("type");
   bool known_type = false;
-  for (const auto& [name, t] : kFaultTypes) {
+  for (const auto& [name, t] : kClockFaultTypes) {
     if (type.is_string() && type.get<std::string>() == name) {
       fault.type = t;
       known_type = true;

@@ -137,7 +137,7 @@ struct Node {
   int idle_failures = 0;
 };
 
-enum EventKind : std::uint64_t { kTick = 0, kTimeout = 1 };
+enum FlushEvent : std::uint64_t { kTick = 0, kTimeout = 1 };
 
 class LimitadorCached final : public Strategy, public EventTarget {
  public:
@@ -367,7 +367,7 @@ class LimitadorCached final : public Strategy, public EventTarget {
     node.tick_armed = true;
   }
 
-  void arm(Node& node, TimeUs at_us, EventKind kind) {
+  void arm(Node& node, TimeUs at_us, FlushEvent kind) {
     const std::uint64_t tag = ((node.generation & 0x7fffffffU) << 1) | kind;
     env_.sim.schedule(at_us, this, (std::uint64_t{node.instance->id} << 32) | tag);
   }
