@@ -227,6 +227,26 @@ std::vector<AlertTimeline> alert_timelines(const Scenario& scenario,
   return out;
 }
 
+std::vector<ChartMarker> alert_markers(const Scenario& scenario, const StrategyResult& strategy,
+                                       double divisor_us) {
+  std::vector<ChartMarker> markers;
+  for (const AlertTimeline& timeline : alert_timelines(scenario, strategy)) {
+    for (const AlertFiring& firing : timeline.firings) {
+      ChartMarker marker;
+      marker.x = static_cast<double>(firing.fired_us) / divisor_us;
+      if (firing.resolved_us) marker.to_x = static_cast<double>(*firing.resolved_us) / divisor_us;
+      marker.label = timeline.rule->name;
+      marker.title =
+          fmt::format("{} ({}): fired {}{}", timeline.rule->name, rule_text(*timeline.rule),
+                      seconds_text(firing.fired_us),
+                      firing.resolved_us ? ", resolved " + seconds_text(*firing.resolved_us)
+                                         : ", still firing");
+      markers.push_back(std::move(marker));
+    }
+  }
+  return markers;
+}
+
 ordered_json alerts_json(const Scenario& scenario, const StrategyResult& strategy) {
   ordered_json out = ordered_json::object();
   for (const AlertTimeline& timeline : alert_timelines(scenario, strategy)) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "report/results.h"
+#include "report/svg_chart.h"
 
 namespace rlsim {
 
@@ -52,6 +53,11 @@ AlertTimeline evaluate_alert(const AlertRule& rule, const AlertSeries& series,
 // Every rule of the scenario over one strategy run (empty without an alert series).
 std::vector<AlertTimeline> alert_timelines(const Scenario& scenario,
                                            const StrategyResult& strategy);
+
+// The strategy's alert firings as markers on its time charts (x in units of `divisor_us`), in
+// rule order: one per firing, labelled with the alert's name, with the resolution as its bar's end.
+std::vector<ChartMarker> alert_markers(const Scenario& scenario, const StrategyResult& strategy,
+                                       double divisor_us);
 
 // The strategy's "alerts" object of the JSON report, keyed by alert name.
 nlohmann::ordered_json alerts_json(const Scenario& scenario, const StrategyResult& strategy);
