@@ -35,6 +35,9 @@ struct AlertTimeline {
   const AlertRule* rule = nullptr;
   std::vector<AlertFiring> firings;
   std::vector<AlertDetection> faults;
+  // near_limit_share only: the decisions of the run whose count the strategy reported (0: the
+  // metric never had a value; a strategy that reads no count, docs/metrics.md).
+  std::optional<std::int64_t> counted_decisions;
 };
 
 // The rule's metric at the end of each step of `series` (nullopt where it has no value: a

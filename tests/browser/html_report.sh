@@ -68,7 +68,7 @@ check_page vm-resume 'id="chart-clock-error"' 'data-name="Redis node"' \
 check_page multi-region 'id="chart-regions-1"' 'id="chart-regions-4"' 'data-name="region eu"' \
   'data-name="all regions"' 'data-name="limit (100), per region and global"'
 
-# The fault windows and alert firings (redis-outage: one outage, three alerts per strategy) are laid
+# The fault windows and alert firings (redis-outage: one outage, four alerts per strategy) are laid
 # out by the browser: every band and marker of the page has a box of non-zero size, measured by a
 # script added to a copy of the page, and as many as the report wrote.
 measure='<script>const n = (s) => [...document.querySelectorAll(s)].filter((e) => {'
