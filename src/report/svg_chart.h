@@ -28,7 +28,7 @@ struct ChartBand {
 };
 
 // A moment of x marked with a vertical line over the plot (an alert firing), labelled; a bar along
-// the label's row runs from x to `to_x` (the alert resolved; a tick marks it) or to the chart's end.
+// the label's row runs from x to `to_x` (the alert resolved: a tick) or to the chart's end.
 struct ChartMarker {
   double x = 0;
   std::optional<double> to_x;
