@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/run.h"
+#include "oracle/alert_series.h"
 #include "report/alerts.h"
 #include "scenario/load.h"
 
@@ -177,8 +178,106 @@ TEST_CASE("alerts: validation names the entry and the field") {
              Catch::Contains("alerts[1].name") && Catch::Contains("duplicate alert name"));
   CHECK_THAT(parse_error(R"([{"name": "x", "metric": "denied_share", "above": 1, "when": 2}])"),
              Catch::Contains("alerts[0].when") && Catch::Contains("unknown field"));
+  CHECK(parse_error(R"([{"name": "x", "metric": "near_limit_share", "ratio": 1, "above": 0.5}])")
+            .empty());
+  CHECK_THAT(parse_error(R"([{"name": "x", "metric": "denied_share", "ratio": 0.8, "above": 1}])"),
+             Catch::Contains("alerts[0].ratio") &&
+                 Catch::Contains("only the metric \"near_limit_share\" takes a ratio"));
+  for (const char* ratio : {"0", "1.5", "\"0.8\""})
+    CHECK_THAT(
+        parse_error(fmt::format(
+            R"([{{"name": "x", "metric": "near_limit_share", "ratio": {}, "above": 1}}])", ratio)),
+        Catch::Contains("alerts[0].ratio") &&
+            Catch::Contains("expected a number above 0 and at most 1"));
   CHECK_THAT(parse_error(R"({"name": "x"})"),
              Catch::Contains("alerts") && Catch::Contains("expected an array"));
+}
+
+TEST_CASE("alerts: near_limit_share counts the strategy's own count against a ratio of the limit") {
+  // Limit 10 per second: ratio 0.8 means a count before the request of 8 or more, 0.5 of 5.
+  Scenario scenario = parse_scenario(
+      R"({"name": "t", "duration": "3s",
+          "limits": [{"name": "per_user", "key": "user", "limit": 10, "window": "1s"}],
+          "instances": {"count": 1}, "traffic": [{"name": "u", "users": 1, "rate": "10/s"}],
+          "alerts": [{"name": "near", "metric": "near_limit_share", "above": 0.5},
+                     {"name": "half", "metric": "near_limit_share", "ratio": 0.5, "above": 0.5},
+                     {"name": "p99", "metric": "rate_check_p99_ms", "above": 5}],
+          "strategies": [{"name": "in_memory"}]})",
+      "t.json");
+  REQUIRE(scenario.alerts[0].near_limit_ratio == 0.8);
+  REQUIRE(scenario.alerts[1].near_limit_ratio == 0.5);
+  Oracle oracle(scenario.limits, Algorithm::kFixedWindow);
+  AlertWatch watch(scenario, oracle);
+  Request request;
+  const auto decide = [&](TimeUs at_us, std::int64_t observed, std::int64_t counted_before) {
+    Outcome outcome;
+    outcome.observed_count = observed;
+    outcome.counted_before = counted_before;
+    request.arrival_us = at_us;
+    watch.on_decided(DecidedRequest{request, outcome, at_us, 1, false});
+  };
+  // Second 0: counts 0..9 (counted_before), one decision without a count (not in the share).
+  for (std::int64_t count = 0; count < 10; ++count) decide(count * 1000, -1, count);
+  decide(20'000, -1, -1);
+  // Second 1: an observed count wins over counted_before; 7 is near neither way at 0.8.
+  decide(kUsPerS + 1, 8, 0);
+  decide(kUsPerS + 2, 7, 9);
+  // Second 2: nothing with a count.
+  decide(2 * kUsPerS + 1, -1, -1);
+  const AlertSeries& series = watch.series();
+  REQUIRE(series.near_limit_ratios == std::vector<double>{0.5, 0.8});
+  CHECK(series.counted == std::vector<std::int64_t>{10, 2, 0});
+  // Per step, ratio 0.5 then 0.8: second 0 has 5..9 (5) and 8, 9 (2); second 1: 8 (and 7 at 0.5).
+  CHECK(series.near_limit == std::vector<std::int64_t>{5, 2, 2, 1, 0, 0});
+  const std::vector<std::optional<double>> near = alert_values(scenario.alerts[0], series, {});
+  REQUIRE(near.size() == 3);
+  CHECK(*near[0] == Approx(0.2));
+  CHECK(*near[1] == Approx(0.5));
+  CHECK_FALSE(near[2]);  // no decision with a count: no value
+  const std::vector<std::optional<double>> half = alert_values(scenario.alerts[1], series, {});
+  CHECK(*half[0] == Approx(0.5));
+  CHECK(*half[1] == Approx(1.0));
+  // "above 0.5" holds only for ratio 0.5 in second 1: fired at its end, resolved at the next.
+  const AlertTimeline timeline = evaluate_alert(scenario.alerts[1], series, {}, {});
+  REQUIRE(timeline.firings.size() == 1);
+  CHECK(timeline.firings[0].fired_us == 2 * kUsPerS);
+  CHECK(timeline.firings[0].resolved_us == 3 * kUsPerS);
+  CHECK(timeline.counted_decisions == 12);
+  CHECK_FALSE(evaluate_alert(scenario.alerts[2], series, {}, {}).counted_decisions);
+}
+
+TEST_CASE("alerts: near_limit_share has no value for a strategy that reports no count") {
+  // One user at 40/s against 10 per second: in_memory's count reaches the limit in every second;
+  // redis_gcra's script answers only allowed or not, so its share never has a value.
+  const Scenario scenario = parse_scenario(
+      R"({"name": "t", "duration": "5s", "seed": 3,
+          "limits": [{"name": "per_user", "key": "user", "limit": 10, "window": "1s"}],
+          "instances": {"count": 1}, "traffic": [{"name": "u", "users": 1, "rate": "40/s"}],
+          "alerts": [{"name": "near", "metric": "near_limit_share", "above": 0.5, "window": "1s"}],
+          "strategies": [{"name": "in_memory"}, {"name": "redis_gcra"}]})",
+      "t.json");
+  const auto resolved = resolve_strategies(scenario, scenario.file);
+  const StrategyResult counting = run_strategy(scenario, resolved.at(0), scenario.seed);
+  const StrategyResult gcra = run_strategy(scenario, resolved.at(1), scenario.seed);
+  const AlertTimeline seen = alert_timelines(scenario, counting).at(0);
+  CHECK(seen.counted_decisions == counting.totals.offered);  // in_memory reports every count
+  REQUIRE_FALSE(seen.firings.empty());
+  CHECK(seen.firings[0].fired_us == kUsPerS);  // ~40 a second: ~30 of them at 8 or more
+  const AlertTimeline blind = alert_timelines(scenario, gcra).at(0);
+  CHECK(blind.counted_decisions == 0);
+  CHECK(blind.firings.empty());
+  for (const auto& value : alert_values(scenario.alerts[0], *gcra.alert_series, {}))
+    CHECK_FALSE(value);
+  const nlohmann::ordered_json json = alerts_json(scenario, gcra).at("near");
+  CHECK(json.at("ratio") == 0.8);
+  CHECK(json.at("counted_decisions") == 0);
+  CHECK(json.at("first_fired_s").is_null());
+  RunResult result;
+  result.scenario = &scenario;
+  result.strategies = {counting, gcra};
+  CHECK_THAT(alert_notes(result),
+             Catch::Contains("redis_gcra: near (near_limit_share (ratio 0.8) > 0.5 for 0us over "
+                             "1s): never fired: no value, the strategy reported no count"));
 }
 
 TEST_CASE("alerts: redis-outage, the lesson's alerts against a 20 s black hole at 3:00") {
@@ -189,7 +288,7 @@ TEST_CASE("alerts: redis-outage, the lesson's alerts against a 20 s black hole a
   // at the first evaluation after the start (181 s) and holds 1 s (for: 1s): fired at 182 s.
   const StrategyResult fail_open = run_strategy(scenario, resolved.at(0), scenario.seed);
   const std::vector<AlertTimeline> timelines = alert_timelines(scenario, fail_open);
-  REQUIRE(timelines.size() == 3);
+  REQUIRE(timelines.size() == 4);
   REQUIRE(timelines[0].rule->name == "rate_check_p99");
   REQUIRE(!timelines[0].firings.empty());
   CHECK(timelines[0].faults.at(0).time_to_detect_us == 2 * kUsPerS);
@@ -198,4 +297,15 @@ TEST_CASE("alerts: redis-outage, the lesson's alerts against a 20 s black hole a
   // fail_open's timeouts count as fallback decisions: the first (at 180.1 s) shows at 181 s.
   REQUIRE(!timelines[1].firings.empty());
   CHECK(timelines[1].faults.at(0).time_to_detect_us == kUsPerS);
+  // near_limit reads INCR's replies: none during the outage, so it has no value from 3:00 and
+  // resolves once its 10 s window holds no count, mid-outage.
+  REQUIRE(timelines[3].rule->name == "near_limit");
+  const std::vector<std::optional<double>> near =
+      alert_values(*timelines[3].rule, *fail_open.alert_series, {});
+  CHECK(near.at(178));  // the step [178 s, 179 s) and the 10 s before it
+  for (std::size_t second = 189; second < 200; ++second) CHECK_FALSE(near.at(second));
+  bool resolved_mid_outage = false;
+  for (const AlertFiring& firing : timelines[3].firings)
+    resolved_mid_outage = resolved_mid_outage || firing.resolved_us == 190 * kUsPerS;
+  CHECK(resolved_mid_outage);
 }

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "report/alerts.h"
 #include "report/html_report.h"
 #include "test_util.h"
 
@@ -148,6 +149,51 @@ TEST_CASE("labels and titles are escaped") {
   CHECK(svg.find("redis_down &#39;all&#39;") != std::string::npos);
 }
 
+namespace {
+
+// The number after `attribute="` in the first occurrence at or after `from` of `element`.
+double attribute_after(const std::string& svg, const std::string& element,
+                       const std::string& attribute, std::size_t from = 0) {
+  const std::size_t at = svg.find(element, from);
+  REQUIRE(at != std::string::npos);
+  const std::size_t value = svg.find(attribute + "=\"", at);
+  REQUIRE(value != std::string::npos);
+  return std::stod(svg.substr(value + attribute.size() + 2));
+}
+
+}  // namespace
+
+TEST_CASE("fault bands and alert markers sit at their x on the chart's scale") {
+  Chart chart;
+  chart.id = "marks";
+  chart.title = "t";
+  chart.x_max = 10;
+  chart.series.push_back({"s", "#000000", {{0, 1}, {10, 2}}, false, false});
+  chart.bands.push_back({2, 4, "redis_down"});
+  chart.markers.push_back({3, 6.0, "p99", "p99 fired 3s, resolved 6s"});
+  chart.markers.push_back({8, std::nullopt, "p99", "p99 fired 8s, still firing"});
+  const std::string svg = render_svg(chart);
+  CHECK(xml_problem(svg).empty());
+  // The plot spans x 70 to 700 (720 wide, 70 left, 20 right) for 0 to x_max.
+  const auto px = [](double x) { return 70 + x / 10 * 630; };
+  CHECK(attribute_after(svg, "<g class=\"band\">", "x") == Approx(px(2)));
+  CHECK(attribute_after(svg, "<g class=\"band\">", "width") == Approx(px(4) - px(2)));
+  REQUIRE(count(svg, "<g class=\"alert-marker\" data-alert=\"p99\">") == 2);
+  const std::size_t first = svg.find("class=\"alert-marker\"");
+  const std::size_t second = svg.find("class=\"alert-marker\"", first + 1);
+  CHECK(attribute_after(svg, "<line", "x1", first) == Approx(px(3)));
+  CHECK(attribute_after(svg, "<line", "x2", first) == Approx(px(3)));
+  // The resolution's tick at 6; the still-firing one's bar runs to the end, with no tick.
+  CHECK(attribute_after(svg, "class=\"alert-resolved\"", "x1", first) == Approx(px(6)));
+  CHECK(count(svg, "class=\"alert-resolved\"") == 1);
+  CHECK(attribute_after(svg, "<line", "x1", second) == Approx(px(8)));
+  CHECK(svg.find("<title>p99 fired 8s, still firing</title>") != std::string::npos);
+  // Markers are drawn over the series, bands under them.
+  CHECK(svg.find("class=\"band\"") < svg.find("class=\"series\""));
+  CHECK(svg.find("class=\"series\"") < first);
+  CHECK(render_svg(chart) == svg);
+}
+
 TEST_CASE("verdicts say whether the limit held") {
   CHECK(verdict(1.0) == "holds the limit");
   CHECK(verdict(0.5) == "holds the limit");
@@ -282,6 +328,50 @@ TEST_CASE("redis-outage: Redis load, fallback and breaker charts, each with the 
   REQUIRE(ops != nullptr);
   CHECK(y_at(*find_series(*ops, "circuit_breaker"), 1.0) > 50);
   CHECK(y_at(*find_series(*ops, "circuit_breaker"), 3.2) < 5);
+}
+
+TEST_CASE("redis-outage: each strategy's own charts mark its alert firings at their times") {
+  const Scenario s = load_scenario(RLSIM_SOURCE_DIR "/scenarios/redis-outage.json");
+  const RunResult result = rlsim::testing::run_text(s);
+  const std::vector<Chart> charts = report_charts(result);
+  std::size_t markers = 0;
+  for (std::size_t i = 0; i < result.strategies.size(); ++i) {
+    const StrategyResult& strategy = result.strategies[i];
+    const std::vector<AlertTimeline> timelines = alert_timelines(s, strategy);
+    REQUIRE(timelines.size() == s.alerts.size());
+    std::vector<std::pair<TimeUs, std::string>> firings;
+    for (const AlertTimeline& timeline : timelines)
+      for (const AlertFiring& firing : timeline.firings)
+        firings.emplace_back(firing.fired_us, timeline.rule->name);
+    REQUIRE(firings.size() >= 3);  // each alert fires at least once
+    const Chart* chart = find_chart(charts, fmt::format("by-instance-{}", i + 1));
+    REQUIRE(chart != nullptr);
+    REQUIRE(chart->markers.size() == firings.size());
+    const std::string svg = render_svg(*chart);
+    std::size_t at = 0;
+    for (const auto& [fired_us, name] : firings) {
+      // The run is 5 minutes long: the axis is in minutes, 0 to 5 over x 70 to 700.
+      const double x = 70 + static_cast<double>(fired_us) / kUsPerMin / 5 * 630;
+      at = svg.find(fmt::format("<g class=\"alert-marker\" data-alert=\"{}\">", name), at);
+      REQUIRE(at != std::string::npos);
+      CHECK(attribute_after(svg, "<line", "x1", at) == Approx(x).margin(0.01));
+      ++at;
+    }
+    markers += firings.size();
+  }
+  // The breaker chart is circuit_breaker's own; the charts all strategies share mark none.
+  const Chart* breaker = find_chart(charts, "breaker-4");
+  REQUIRE(breaker != nullptr);
+  CHECK(breaker->markers.size() == find_chart(charts, "by-instance-4")->markers.size());
+  for (const char* shared : {"admitted", "latency", "fallback", "redis-ops"})
+    CHECK(find_chart(charts, shared)->markers.empty());
+  const std::string html = report_html(result, "rlsim run scenarios/redis-outage.json");
+  CHECK(count(html, "<g class=\"alert-marker\"") == markers + breaker->markers.size());
+  // The outage's band: from 3 to 3 1/3 minutes.
+  const std::size_t admitted = html.find("id=\"chart-admitted\"");
+  CHECK(attribute_after(html, "<g class=\"band\">", "x", admitted) == Approx(70 + 3.0 / 5 * 630));
+  CHECK(attribute_after(html, "<g class=\"band\">", "width", admitted) ==
+        Approx(20.0 / 300 * 630).margin(0.01));
 }
 
 TEST_CASE("redis-saturation: utilization and queue over time follow the node's totals") {

@@ -129,7 +129,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     // Only a scenario with alert rules records their series, after the oracle (it reads the
     // excess the oracle just counted).
     if (!scenario.alerts.empty()) {
-      alert_watch_.emplace(scenario.duration_us, oracle_);
+      alert_watch_.emplace(scenario, oracle_);
       observers_.push_back(&*alert_watch_);
     }
     clock_watch_.attach_nodes(deployment_.front(), deployment_.cluster(),

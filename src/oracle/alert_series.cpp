@@ -10,10 +10,35 @@ DurationUs alert_step_us(DurationUs duration_us) {
   return step_s * kUsPerS;
 }
 
-AlertWatch::AlertWatch(DurationUs duration_us, const Oracle& oracle) : oracle_(oracle) {
+AlertWatch::AlertWatch(const Scenario& scenario, const Oracle& oracle)
+    : oracle_(oracle), first_limit_(scenario.limits.front().limit) {
+  const DurationUs duration_us = scenario.duration_us;
   series_.step_us = alert_step_us(duration_us);
   series_.steps.resize(static_cast<std::size_t>(
       std::max<DurationUs>(1, (duration_us + series_.step_us - 1) / series_.step_us)));
+  std::vector<double>& ratios = series_.near_limit_ratios;
+  for (const AlertRule& rule : scenario.alerts)
+    if (rule.metric == AlertMetric::kNearLimitShare) ratios.push_back(rule.near_limit_ratio);
+  std::sort(ratios.begin(), ratios.end());
+  ratios.erase(std::unique(ratios.begin(), ratios.end()), ratios.end());
+  if (ratios.empty()) return;
+  series_.counted.resize(series_.steps.size());
+  series_.near_limit.resize(series_.steps.size() * ratios.size());
+}
+
+// What an operator's near-limit metric sees: the strategy's own count (the one it decided on),
+// not the oracle's; decisions without one (an error, a fallback, a strategy that reads no count)
+// are not in the share at all.
+void AlertWatch::count_near_limit(std::size_t index, const Outcome& outcome) {
+  const std::int64_t seen =
+      outcome.observed_count >= 0 ? outcome.observed_count : outcome.counted_before;
+  if (seen < 0) return;
+  ++series_.counted[index];
+  const std::size_t ratios = series_.near_limit_ratios.size();
+  for (std::size_t r = 0; r < ratios; ++r)
+    if (static_cast<double>(seen) >=
+        series_.near_limit_ratios[r] * static_cast<double>(first_limit_))
+      ++series_.near_limit[index * ratios + r];
 }
 
 void AlertWatch::on_decided(const DecidedRequest& decided) {
@@ -34,6 +59,7 @@ void AlertWatch::on_decided(const DecidedRequest& decided) {
   const auto bound =
       std::lower_bound(kSeriesLatencyBoundsUs.begin(), kSeriesLatencyBoundsUs.end(), latency_us);
   ++step.latency[static_cast<std::size_t>(bound - kSeriesLatencyBoundsUs.begin())];
+  if (!series_.near_limit_ratios.empty()) count_near_limit(index, decided.outcome);
 }
 
 }  // namespace rlsim

@@ -2,13 +2,15 @@
 // The per-interval series alert rules are evaluated over (scenario `alerts`, report/alerts.h):
 // per evaluation step of true time, the decisions, 429s, errors, fallback decisions, the
 // oracle's excess and the rate check's latency buckets. Recorded by AlertWatch, an observer the
-// run adds after the oracle only when the scenario has alerts, so other reports do not change.
+// run adds after the oracle only when the scenario has alerts, so other reports do not change; and
+// for near_limit_share, the decisions whose count, as the strategy saw it, was near the limit.
 #include <array>
 #include <cstdint>
 #include <vector>
 
 #include "oracle/observer.h"
 #include "oracle/oracle.h"
+#include "scenario/model.h"
 
 namespace rlsim {
 
@@ -26,6 +28,14 @@ struct AlertStep {
 struct AlertSeries {
   DurationUs step_us = kUsPerS;
   std::vector<AlertStep> steps;  // step i covers true time [i * step_us, (i + 1) * step_us)
+  // For near_limit_share rules only (empty without them): per step, the decisions for which the
+  // strategy reported its count for the first limit's key (Decision::observed_count, else
+  // counted_before), and of those, per ratio of near_limit_ratios (the rules' distinct ratios,
+  // ascending), the ones whose count was at least that ratio of the first limit's limit, at
+  // near_limit[i * near_limit_ratios.size() + r].
+  std::vector<double> near_limit_ratios;
+  std::vector<std::int64_t> counted;
+  std::vector<std::int64_t> near_limit;
 };
 
 // The evaluation step of a run of `duration_us`: one second, or longer for runs above 100,000 s,
@@ -34,13 +44,17 @@ DurationUs alert_step_us(DurationUs duration_us);
 
 class AlertWatch final : public DecisionObserver {
  public:
-  // `oracle` must be notified of each decision before this observer.
-  AlertWatch(DurationUs duration_us, const Oracle& oracle);
+  // `oracle` must be notified of each decision before this observer. Records the near-limit counts
+  // only when one of the scenario's alerts is on near_limit_share.
+  AlertWatch(const Scenario& scenario, const Oracle& oracle);
   void on_decided(const DecidedRequest& decided) override;
   const AlertSeries& series() const { return series_; }
 
  private:
+  void count_near_limit(std::size_t index, const Outcome& outcome);
+
   const Oracle& oracle_;
+  std::int64_t first_limit_ = 0;
   AlertSeries series_;
   std::int64_t excess_seen_ = 0;
 };

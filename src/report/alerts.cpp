@@ -71,12 +71,31 @@ std::optional<double> redis_value(const AlertRule& rule, const AlertSeries& seri
   return worst;
 }
 
+// near_limit_share over the window of steps [first, last]: no value without a decision whose count
+// the strategy reported.
+std::optional<double> near_limit_value(const AlertRule& rule, const AlertSeries& series,
+                                       std::size_t first, std::size_t last) {
+  const std::vector<double>& ratios = series.near_limit_ratios;
+  const auto ratio = std::find(ratios.begin(), ratios.end(), rule.near_limit_ratio);
+  RLSIM_CHECK(ratio != ratios.end());
+  const auto r = static_cast<std::size_t>(ratio - ratios.begin());
+  std::int64_t counted = 0, near = 0;
+  for (std::size_t i = first; i <= last; ++i) {
+    counted += series.counted[i];
+    near += series.near_limit[i * ratios.size() + r];
+  }
+  if (counted == 0) return std::nullopt;
+  return static_cast<double>(near) / static_cast<double>(counted);
+}
+
 // The metric over the window of steps [first, last].
 std::optional<double> window_value(const AlertRule& rule, const AlertSeries& series,
                                    const std::vector<const NodeResult*>& nodes, std::size_t first,
                                    std::size_t last) {
   if (rule.metric == AlertMetric::kRedisUtilization || rule.metric == AlertMetric::kRedisQueue)
     return redis_value(rule, series, nodes, first, last);
+  if (rule.metric == AlertMetric::kNearLimitShare)
+    return near_limit_value(rule, series, first, last);
   AlertStep sum;
   for (std::size_t i = first; i <= last; ++i) {
     const AlertStep& step = series.steps[i];
@@ -144,17 +163,22 @@ std::vector<const NodeResult*> nodes_of(const StrategyResult& strategy) {
 
 std::string format_threshold(double value) { return fmt::format("{}", value); }
 
-// "rate_check_p99_ms > 5 for 0s over 10s"
+// "rate_check_p99_ms > 5 for 0s over 10s", "near_limit_share (ratio 0.8) > 0.5 for 0s over 10s"
 std::string rule_text(const AlertRule& rule) {
-  return fmt::format("{} {} {} for {} over {}", to_string(rule.metric), rule.above ? ">" : "<",
-                     format_threshold(rule.threshold), format_duration(rule.for_us),
-                     format_duration(rule.window_us));
+  const std::string ratio = rule.metric == AlertMetric::kNearLimitShare
+                                ? fmt::format(" (ratio {})", rule.near_limit_ratio)
+                                : std::string();
+  return fmt::format("{}{} {} {} for {} over {}", to_string(rule.metric), ratio,
+                     rule.above ? ">" : "<", format_threshold(rule.threshold),
+                     format_duration(rule.for_us), format_duration(rule.window_us));
 }
 
 std::string seconds_text(TimeUs us) { return fmt::format("{}s", to_seconds(us)); }
 
 // "fired 181s, resolved 201s; fired 250s (still firing)" or "never fired".
 std::string firings_text(const AlertTimeline& timeline) {
+  if (timeline.counted_decisions == 0)
+    return "never fired: no value, the strategy reported no count for the first limit's key";
   if (timeline.firings.empty()) return "never fired";
   std::string out;
   for (const AlertFiring& firing : timeline.firings) {
@@ -214,6 +238,10 @@ AlertTimeline evaluate_alert(const AlertRule& rule, const AlertSeries& series,
     }
   }
   timeline.faults = detections(timeline, series, faults);
+  if (rule.metric == AlertMetric::kNearLimitShare) {
+    timeline.counted_decisions = 0;
+    for (std::int64_t counted : series.counted) *timeline.counted_decisions += counted;
+  }
   return timeline;
 }
 
@@ -227,12 +255,33 @@ std::vector<AlertTimeline> alert_timelines(const Scenario& scenario,
   return out;
 }
 
+std::vector<ChartMarker> alert_markers(const Scenario& scenario, const StrategyResult& strategy,
+                                       double divisor_us) {
+  std::vector<ChartMarker> markers;
+  for (const AlertTimeline& timeline : alert_timelines(scenario, strategy)) {
+    for (const AlertFiring& firing : timeline.firings) {
+      ChartMarker marker;
+      marker.x = static_cast<double>(firing.fired_us) / divisor_us;
+      if (firing.resolved_us) marker.to_x = static_cast<double>(*firing.resolved_us) / divisor_us;
+      marker.label = timeline.rule->name;
+      marker.title =
+          fmt::format("{} ({}): fired {}{}", timeline.rule->name, rule_text(*timeline.rule),
+                      seconds_text(firing.fired_us),
+                      firing.resolved_us ? ", resolved " + seconds_text(*firing.resolved_us)
+                                         : ", still firing");
+      markers.push_back(std::move(marker));
+    }
+  }
+  return markers;
+}
+
 ordered_json alerts_json(const Scenario& scenario, const StrategyResult& strategy) {
   ordered_json out = ordered_json::object();
   for (const AlertTimeline& timeline : alert_timelines(scenario, strategy)) {
     const AlertRule& rule = *timeline.rule;
     ordered_json alert;
     alert["metric"] = to_string(rule.metric);
+    if (rule.metric == AlertMetric::kNearLimitShare) alert["ratio"] = rule.near_limit_ratio;
     alert[rule.above ? "above" : "below"] = rule.threshold;
     alert["for_s"] = to_seconds(rule.for_us);
     alert["window_s"] = to_seconds(rule.window_us);
@@ -256,6 +305,7 @@ ordered_json alerts_json(const Scenario& scenario, const StrategyResult& strateg
                         {"time_to_detect_s", seconds_or_null(detection.time_to_detect_us)},
                         {"excess_before_detect", detection.excess_before_detect}});
     alert["faults"] = std::move(faults);
+    if (timeline.counted_decisions) alert["counted_decisions"] = *timeline.counted_decisions;
     out[rule.name] = std::move(alert);
   }
   return out;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "report/results.h"
+#include "report/svg_chart.h"
 
 namespace rlsim {
 
@@ -34,6 +35,9 @@ struct AlertTimeline {
   const AlertRule* rule = nullptr;
   std::vector<AlertFiring> firings;
   std::vector<AlertDetection> faults;
+  // near_limit_share only: the decisions of the run whose count the strategy reported (0: the
+  // metric never had a value; a strategy that reads no count, docs/metrics.md).
+  std::optional<std::int64_t> counted_decisions;
 };
 
 // The rule's metric at the end of each step of `series` (nullopt where it has no value: a
@@ -52,6 +56,11 @@ AlertTimeline evaluate_alert(const AlertRule& rule, const AlertSeries& series,
 // Every rule of the scenario over one strategy run (empty without an alert series).
 std::vector<AlertTimeline> alert_timelines(const Scenario& scenario,
                                            const StrategyResult& strategy);
+
+// The strategy's alert firings as markers on its time charts (x in units of `divisor_us`), in
+// rule order: one per firing, labelled with the alert's name, with the resolution as its bar's end.
+std::vector<ChartMarker> alert_markers(const Scenario& scenario, const StrategyResult& strategy,
+                                       double divisor_us);
 
 // The strategy's "alerts" object of the JSON report, keyed by alert name.
 nlohmann::ordered_json alerts_json(const Scenario& scenario, const StrategyResult& strategy);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "report/alerts.h"
 #include "report/fault_report.h"
 #include "report/html_report.h"
 
@@ -27,6 +28,7 @@ Chart stacked_by_instance(const RunResult& result, std::size_t index, double div
   chart.y_label = "admitted per window";
   chart.x_max = static_cast<double>(result.scenario->duration_us) / divisor_us;
   chart.bands = fault_bands(*result.scenario, divisor_us);
+  chart.markers = alert_markers(*result.scenario, strategy, divisor_us);
   std::size_t slots = 0;
   for (const auto& point : strategy.totals.series)
     slots = std::max(slots, point.admitted_by_instance.size());

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 
+#include "report/alerts.h"
 #include "report/fault_report.h"
 
 namespace rlsim {
@@ -26,6 +27,15 @@ Chart time_chart(const TimeFrame& frame, std::string id, std::string title, std:
   chart.y_label = std::move(y_label);
   chart.x_max = static_cast<double>(frame.result.scenario->duration_us) / frame.divisor_us;
   chart.bands = fault_bands(*frame.result.scenario, frame.divisor_us);
+  return chart;
+}
+
+// A chart of one strategy's run: its alert firings are marked too.
+Chart strategy_chart(const TimeFrame& frame, std::size_t index, std::string id, std::string title,
+                     std::string y_label) {
+  Chart chart = time_chart(frame, std::move(id), std::move(title), std::move(y_label));
+  chart.markers =
+      alert_markers(*frame.result.scenario, frame.result.strategies[index], frame.divisor_us);
   return chart;
 }
 
@@ -87,10 +97,10 @@ void redis_charts(const TimeFrame& frame, std::vector<Chart>& charts) {
   for (std::size_t i = 0; i < result.strategies.size(); ++i) {
     const auto& side = result.strategies[i].redis_side;
     if (!side || !side->redis_cluster) continue;
-    Chart chart =
-        time_chart(frame, fmt::format("cluster-utilization-{}", i + 1),
-                   fmt::format("{}: utilization of each cluster node", result.strategies[i].label),
-                   "utilization (%)");
+    Chart chart = strategy_chart(
+        frame, i, fmt::format("cluster-utilization-{}", i + 1),
+        fmt::format("{}: utilization of each cluster node", result.strategies[i].label),
+        "utilization (%)");
     for (const NodeResult& cluster_node : side->redis_nodes) {
       const int node_index = cluster_node.node.value_or(0);
       chart.series.push_back(bucket_series(cluster_node.utilization_series, frame,
@@ -124,10 +134,11 @@ void fallback_chart(const TimeFrame& frame, std::vector<Chart>& charts) {
 Chart breaker_chart(const TimeFrame& frame, std::size_t index, const BreakerResult& breaker) {
   const StrategyResult& strategy = frame.result.strategies[index];
   const bool truncated = breaker.timeline_truncated;
-  Chart chart = time_chart(frame, fmt::format("breaker-{}", index + 1),
-                           fmt::format("{}: circuit breaker state of each instance{}",
-                                       strategy.label, truncated ? " (timeline truncated)" : ""),
-                           "instances");
+  Chart chart =
+      strategy_chart(frame, index, fmt::format("breaker-{}", index + 1),
+                     fmt::format("{}: circuit breaker state of each instance{}", strategy.label,
+                                 truncated ? " (timeline truncated)" : ""),
+                     "instances");
   ChartSeries closed{"closed (calls Redis)", "#009E73", {}, true, false, true};
   ChartSeries half_open{"half-open (probing)", "#E69F00", {}, true, false, true};
   ChartSeries open{"open (fallback, no Redis call)", "#D55E00", {}, true, false, true};
@@ -219,11 +230,11 @@ void region_charts(const TimeFrame& frame, std::vector<Chart>& charts) {
   for (std::size_t i = 0; i < frame.result.strategies.size(); ++i) {
     const StrategyResult& strategy = frame.result.strategies[i];
     if (!strategy.regions || strategy.regions->empty()) continue;
-    Chart chart =
-        time_chart(frame, fmt::format("regions-{}", i + 1),
-                   fmt::format("{}: most admitted per {} per {} window, by region", strategy.label,
-                               to_string(first.key), format_duration(first.window_us)),
-                   "admitted per window");
+    Chart chart = strategy_chart(
+        frame, i, fmt::format("regions-{}", i + 1),
+        fmt::format("{}: most admitted per {} per {} window, by region", strategy.label,
+                    to_string(first.key), format_duration(first.window_us)),
+        "admitted per window");
     for (std::size_t r = 0; r < strategy.regions->size(); ++r) {
       const RegionResult& region = (*strategy.regions)[r];
       ChartSeries line{fmt::format("region {}", region.name), color(r), {}, true, false};

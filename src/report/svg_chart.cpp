@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "core/xml.h"
 
@@ -210,6 +212,52 @@ void draw_series(const ChartSeries& series, std::pair<double, double> legend_at,
       xml_escape(series.name));
 }
 
+// Each marker's line, its label in the row of its label (the same alert stays in one row; four
+// rows under the fault windows' labels) and a bar over the time it fired, to its resolution. A
+// label that would overlap the one before it in its row is left out (the hover title remains).
+void draw_markers(const Chart& chart, const Frame& frame, std::string& out) {
+  constexpr std::size_t kRows = 4;
+  constexpr double kCharWidth = 6.2;  // at font-size 11, generous for sans-serif
+  std::vector<std::string> labels;
+  std::vector<double> row_end(kRows, 0.0);  // where each row's last label ends
+  for (const ChartMarker& marker : chart.markers) {
+    auto row = static_cast<std::size_t>(std::find(labels.begin(), labels.end(), marker.label) -
+                                        labels.begin());
+    if (row == labels.size()) labels.push_back(marker.label);
+    row %= kRows;
+    const double x = frame.px(std::clamp(marker.x, 0.0, frame.x_max));
+    const double label_y = kTop + 26 + 12 * static_cast<double>(row);
+    out += fmt::format(
+        "<g class=\"alert-marker\" data-alert=\"{}\"><title>{}</title><line x1=\"{}\" y1=\"{}\" "
+        "x2=\"{}\" y2=\"{}\" stroke=\"#b00020\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>",
+        xml_escape(marker.label), xml_escape(marker.title), coord(x), coord(kTop), coord(x),
+        coord(kTop + frame.plot_h));
+    // The bar spans the firing: to its resolution (with a tick there), or to the end of the chart.
+    const double to =
+        frame.px(std::clamp(marker.to_x.value_or(frame.x_max), marker.x, frame.x_max));
+    out += fmt::format(
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#b00020\" stroke-width=\"3\" "
+        "stroke-opacity=\"0.5\"/>",
+        coord(x), coord(label_y + 3), coord(to), coord(label_y + 3));
+    if (marker.to_x)
+      out += fmt::format(
+          "<line class=\"alert-resolved\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" "
+          "stroke=\"#b00020\" stroke-width=\"1.5\"/>",
+          coord(to), coord(label_y - 1), coord(label_y + 7));
+    // Near the right edge the label goes on the line's left, inside the plot.
+    const double width = kCharWidth * static_cast<double>(marker.label.size());
+    const bool left = x + 3 + width > kLeft + frame.plot_w;
+    const double start = left ? x - 3 - width : x + 3;
+    if (start >= row_end[row] + 4) {
+      out += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#b00020\"{}>{}</text>",
+                         coord(left ? x - 3 : x + 3), coord(label_y),
+                         left ? " text-anchor=\"end\"" : "", xml_escape(marker.label));
+      row_end[row] = start + width;
+    }
+    out += "</g>\n";
+  }
+}
+
 }  // namespace
 
 std::string render_svg(const Chart& chart) {
@@ -219,6 +267,7 @@ std::string render_svg(const Chart& chart) {
   draw_axes(chart, frame, out);
   for (std::size_t index = 0; index < chart.series.size(); ++index)
     draw_series(chart.series[index], frame.legend_at[index], frame, out);
+  draw_markers(chart, frame, out);
   out += "</svg>\n";
   return out;
 }

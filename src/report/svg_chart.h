@@ -2,6 +2,7 @@
 // Self-contained SVG line charts for the HTML and Markdown reports: no script, no external font or
 // stylesheet, a viewBox so that the chart scales to the page, and a <title> per series point group
 // for hover details. Pure function of its input: same chart, same bytes.
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,15 @@ struct ChartBand {
   std::string label;
 };
 
+// A moment of x marked with a vertical line over the plot (an alert firing), labelled; a bar along
+// the label's row runs from x to `to_x` (the alert resolved: a tick) or to the chart's end.
+struct ChartMarker {
+  double x = 0;
+  std::optional<double> to_x;
+  std::string label;  // drawn beside the line
+  std::string title;  // the hover text
+};
+
 struct Chart {
   std::string id;  // unique in the page; used as the element id, "chart-<id>"
   std::string title;
@@ -33,7 +43,8 @@ struct Chart {
   std::string y_label;
   std::vector<ChartSeries> series;
   std::vector<ChartBand> bands;
-  double x_max = 0;  // 0: the largest x among the points
+  std::vector<ChartMarker> markers;  // drawn over the series
+  double x_max = 0;                  // 0: the largest x among the points
 };
 
 // Renders `chart` as one <svg> element (with its legend inside).

@@ -23,6 +23,7 @@ constexpr std::pair<const char*, AlertMetric> kMetrics[] = {
     {"errors_per_s", AlertMetric::kErrorsPerS},
     {"redis_utilization", AlertMetric::kRedisUtilization},
     {"redis_queue", AlertMetric::kRedisQueue},
+    {"near_limit_share", AlertMetric::kNearLimitShare},
 };
 
 // An alert's name is a key of the report's `alerts` object and a step of an `expect` metric path
@@ -37,9 +38,24 @@ void check_alert_name(const ObjectReader& reader, const std::string& name) {
                 fmt::format("expected 1 to 64 characters from [A-Za-z0-9_-], got \"{}\"", name));
 }
 
+// near_limit_share's "ratio" (the share of the limit a count must reach), and no other metric's.
+void read_ratio(ObjectReader& reader, AlertRule& rule) {
+  const json* ratio = reader.find("ratio");
+  if (ratio == nullptr) return;
+  if (rule.metric != AlertMetric::kNearLimitShare)
+    reader.fail(reader.path_of("ratio"),
+                fmt::format("only the metric \"near_limit_share\" takes a ratio, not \"{}\"",
+                            to_string(rule.metric)));
+  if (!ratio->is_number() || !(ratio->get<double>() > 0) || ratio->get<double>() > 1)
+    reader.fail(reader.path_of("ratio"),
+                fmt::format("expected a number above 0 and at most 1, got {}", ratio->dump()));
+  rule.near_limit_ratio = ratio->get<double>();
+}
+
 AlertRule read_alert(const json& value, const std::string& path, const std::string& file,
                      DurationUs duration_us) {
-  ObjectReader reader(value, path, file, {"name", "metric", "above", "below", "for", "window"});
+  ObjectReader reader(value, path, file,
+                      {"name", "metric", "above", "below", "for", "window", "ratio"});
   AlertRule rule;
   rule.json_path = path;
   rule.name = reader.string_field("name", nullptr);
@@ -74,6 +90,7 @@ AlertRule read_alert(const json& value, const std::string& path, const std::stri
   rule.for_us = reader.duration_field("for", &zero, 0, duration_us);
   const DurationUs one_s = kUsPerS;
   rule.window_us = reader.duration_field("window", &one_s, 1, duration_us);
+  read_ratio(reader, rule);
   return rule;
 }
 

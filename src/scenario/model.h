@@ -216,6 +216,9 @@ enum class AlertMetric {
   kErrorsPerS,        // decisions during which a Redis call failed, per second
   kRedisUtilization,  // the busiest Redis node's share of time executing commands, 0 to 1
   kRedisQueue,        // the most commands queued in front of a call on any node
+  // Decisions whose count for the first limit's key, as the strategy saw it before the request,
+  // was at least near_limit_ratio of that limit, over the decisions with such a count, 0 to 1.
+  kNearLimitShare,
 };
 const char* to_string(AlertMetric metric);
 
@@ -224,9 +227,10 @@ struct AlertRule {
   AlertMetric metric = AlertMetric::kRateCheckP99Ms;
   bool above = true;  // fires on metric > threshold; otherwise on metric < threshold
   double threshold = 0;
-  DurationUs for_us = 0;     // how long the condition must hold before the alert fires
-  DurationUs window_us = 0;  // the rate / quantile window the metric is computed over
-  std::string json_path;     // "alerts[1]", for messages
+  DurationUs for_us = 0;          // how long the condition must hold before the alert fires
+  DurationUs window_us = 0;       // the rate / quantile window the metric is computed over
+  double near_limit_ratio = 0.8;  // kNearLimitShare only (envoyproxy/ratelimit's default)
+  std::string json_path;          // "alerts[1]", for messages
 };
 
 struct Scenario {

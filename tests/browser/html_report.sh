@@ -60,12 +60,31 @@ check_page() {  # NAME EXPECTED...
 check_page redis-outage 'id="chart-redis-ops"' 'id="chart-redis-utilization"' \
   'id="chart-fallback"' 'id="chart-breaker-4"' 'data-name="open (fallback, no Redis call)"' \
   'Fallback active: decisions made by on_error instead of Redis' \
-  'Redis node: commands per second' '<g class="band"><title>redis_down</title>'
+  'Redis node: commands per second' '<g class="band"><title>redis_down</title>' \
+  'class="alert-marker" data-alert="fallback_active"'
 check_page vm-resume 'id="chart-clock-error"' 'data-name="Redis node"' \
   'data-name="instance 1"' 'Clock error per instance and of the Redis node' \
   '<g class="band"><title>clock_jump</title>'
 check_page multi-region 'id="chart-regions-1"' 'id="chart-regions-4"' 'data-name="region eu"' \
   'data-name="all regions"' 'data-name="limit (100), per region and global"'
+
+# The fault windows and alert firings (redis-outage: one outage, four alerts per strategy) are laid
+# out by the browser: every band and marker of the page has a box of non-zero size, measured by a
+# script added to a copy of the page, and as many as the report wrote.
+measure='<script>const n = (s) => [...document.querySelectorAll(s)].filter((e) => {'
+measure+=' const r = e.getBoundingClientRect(); return r.width * r.height > 0; }).length;'
+measure+=' document.body.setAttribute("data-marks", n("g.band") + " " + n("g.alert-marker"));'
+measure+='</script></body>'
+awk -v m="$measure" '{ sub("</body>", m) } 1' "$work/redis-outage/report.html" \
+  >"$work/marks-measure.html"
+marks=$(timeout 120 chromium "${chromium_flags[@]}" --dump-dom "file://$work/marks-measure.html" \
+  2>/dev/null | grep -o 'data-marks="[^"]*"' | cut -d'"' -f2)
+written="$(grep -c '<g class="band">' "$work/redis-outage/report.html") $(grep -o \
+  '<g class="alert-marker"' "$work/redis-outage/report.html" | wc -l)"
+if [ "$marks" != "$written" ] || [ "${marks% *}" -eq 0 ] || [ "${marks#* }" -eq 0 ]; then
+  echo "redis-outage: rendered bands and alert markers '$marks', written '$written'" >&2
+  exit 1
+fi
 
 # The summary table fits a 1280 px window (issue: autoscale's last columns were cut off), also with
 # the longest label of the bundled scenarios (vm-resume), and in a 900 px window it scrolls inside
@@ -106,4 +125,5 @@ for expected in 'id="sweep"' 'id="chart-sweep-overshoot"' 'data-name="in_memory"
   fi
 done
 echo "html report renders: $png_bytes-byte screenshot, charts and summary present; summary fits" \
-  "1280 px and scrolls in its box at 900 px; state charts and sweep page too"
+  "1280 px and scrolls in its box at 900 px; state charts and sweep page too; redis-outage's" \
+  "fault bands and alert markers rendered (bands, markers: $marks)"
