@@ -125,3 +125,17 @@ TEST_CASE(
   CHECK(retries.result().first_denied == 1);
   CHECK_FALSE(RetryClients::wanted({TrafficGroup{}}));
 }
+
+TEST_CASE("a stopped run counts the retries due after the stop as cut, once") {
+  Simulator sim;
+  Collect sink;
+  const std::vector<TrafficGroup> groups{retrying_group(kUsPerS, 3, 2.0, 0.0)};
+  RetryClients retries(sim, groups, 1, 60 * kUsPerS, sink);
+  retries.on_decided(first_send(1, 0), false, 0);  // its retry is due at 1 s
+  sim.run_until(kUsPerS / 2);
+  retries.stop_after(kUsPerS / 2);
+  CHECK(retries.result().cut == 1);  // still waiting
+  sim.run_until(std::numeric_limits<TimeUs>::max());
+  CHECK(sink.requests.empty());
+  CHECK(retries.result().cut == 1);  // fired, not sent
+}

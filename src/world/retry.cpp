@@ -73,6 +73,12 @@ void RetryClients::on_decided(const Request& request, bool admitted, TimeUs now_
 
 void RetryClients::stop_after(TimeUs at_us) { stop_us_ = at_us; }
 
+RetryResult RetryClients::result() const {
+  RetryResult out = result_;
+  out.cut += static_cast<std::int64_t>(waiting_.size() - free_slots_.size());
+  return out;
+}
+
 void RetryClients::on_event(std::uint64_t slot) {
   const Request retry = waiting_[slot];
   free_slots_.push_back(slot);

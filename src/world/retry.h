@@ -42,7 +42,9 @@ class RetryClients final : public EventTarget {
   void stop_after(TimeUs at_us);
   void on_event(std::uint64_t slot) override;
 
-  const RetryResult& result() const { return result_; }
+  // The counts so far; a retry still waiting to be sent (a stopped run's, after the stop) counts
+  // as cut.
+  RetryResult result() const;
 
  private:
   Simulator& sim_;
