@@ -1135,3 +1135,62 @@ TEST_CASE("the bound of expect entries is enforced") {
   CHECK_THAT(error_of(with_expect(many)),
              StartsWith("f.json: expect: expected from 0 to 256 entries, got 257"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// traffic[].retry (world/retry.h)
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("a retry object is read with its defaults and its values") {
+  CHECK_FALSE(parse(minimal()).traffic[0].retry.has_value());
+  const Scenario defaults = parse(with("/traffic/0/retry", {{"after", "1s"}}));
+  REQUIRE(defaults.traffic[0].retry.has_value());
+  CHECK(defaults.traffic[0].retry->after_us == kUsPerS);
+  CHECK(defaults.traffic[0].retry->max == 3);
+  CHECK(defaults.traffic[0].retry->backoff == 2.0);
+  CHECK(defaults.traffic[0].retry->jitter == 0.0);
+  const Scenario given = parse(
+      with("/traffic/0/retry", {{"after", "250ms"}, {"max", 10}, {"backoff", 1}, {"jitter", 0.5}}));
+  CHECK(given.traffic[0].retry->after_us == 250 * kUsPerMs);
+  CHECK(given.traffic[0].retry->max == 10);
+  CHECK(given.traffic[0].retry->backoff == 1.0);
+  CHECK(given.traffic[0].retry->jitter == 0.5);
+}
+
+TEST_CASE("bad retry values are rejected with their paths") {
+  const auto retry = [](const json& value) { return with("/traffic/0/retry", value); };
+  check_rejected({
+      {retry("1s"), "f.json: traffic[0].retry: expected an object, got a string"},
+      {retry(json::object()), "f.json: traffic[0].retry.after: required field is missing"},
+      {retry({{"after", "0.5ms"}}),
+       "f.json: traffic[0].retry.after: expected a duration from 1ms to 1m, got \"0.5ms\""},
+      {retry({{"after", "2m"}}),
+       "f.json: traffic[0].retry.after: expected a duration from 1ms to 1m, got \"2m\""},
+      {retry({{"after", "1s"}, {"max", 0}}),
+       "f.json: traffic[0].retry.max: expected an integer from 1 to 10, got 0"},
+      {retry({{"after", "1s"}, {"max", 11}}),
+       "f.json: traffic[0].retry.max: expected an integer from 1 to 10, got 11"},
+      {retry({{"after", "1s"}, {"backoff", 0.5}}),
+       "f.json: traffic[0].retry.backoff: expected a number from 1 to 10, got 0.5"},
+      {retry({{"after", "1s"}, {"backoff", "2"}}),
+       "f.json: traffic[0].retry.backoff: expected a number, got a string"},
+      {retry({{"after", "1s"}, {"jitter", 1}}),
+       "f.json: traffic[0].retry.jitter: expected a number from 0 to below 1, got 1"},
+      {retry({{"after", "1s"}, {"jitter", -0.1}}),
+       "f.json: traffic[0].retry.jitter: expected a number from 0 to below 1, got -0.1"},
+      {retry({{"after", "1s"}, {"tries", 2}}),
+       "f.json: traffic[0].retry.tries: unknown field (expected one of: "},
+  });
+}
+
+TEST_CASE("a group with retry counts 1 + max times toward the offered-request bound") {
+  // 200/s for 1 h from 100 users is 72,000,000 requests: accepted alone, over the bound of
+  // 200,000,000 with up to 2 retries each (216,000,000).
+  json j = minimal();
+  j["duration"] = "1h";
+  j["traffic"][0]["users"] = 100;
+  j["traffic"][0]["rate"] = "200/s";
+  CHECK(error_of(j) == "(accepted)");
+  j["traffic"][0]["retry"] = {{"after", "1s"}, {"max", 2}};
+  CHECK_THAT(error_of(j), StartsWith("f.json: traffic: expected at most 200000000 offered "
+                                     "requests in all, the groups offer about 216000000"));
+}

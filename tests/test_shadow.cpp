@@ -2,6 +2,7 @@
 // request, counts what the strategy would have denied, and compares it with the enforcing run of
 // the same strategy request by request.
 #include <catch2/catch.hpp>
+#include <fstream>
 
 #include "report/report.h"
 #include "report/shadow_report.h"
@@ -145,4 +146,119 @@ TEST_CASE("shadow-mode.json: each dry run predicts its enforcing twin request by
     CHECK(shadow.totals.limits[0].excess == by_label(run, "fixed-shadow").totals.limits[0].excess);
     CHECK(shadow.totals.limits[0].excess > enforce.totals.limits[0].excess);
   }
+}
+
+TEST_CASE("shadow-retries.json: once clients retry, the dry run underestimates enforcement") {
+  const Scenario scenario = load_scenario(RLSIM_SOURCE_DIR "/scenarios/shadow-retries.json");
+  const RunResult run = run_text(scenario);
+  for (const std::string label : {"fixed", "log"}) {
+    INFO(label);
+    const StrategyResult& enforce = by_label(run, label);
+    const StrategyResult& shadow = by_label(run, label + "-shadow");
+    REQUIRE(enforce.retries.has_value());
+    const RetryResult& retries = *enforce.retries;
+    // Every retry is a request of the enforcing run only; every chain ends somewhere.
+    CHECK(shadow.retries->sent == 0);
+    CHECK(enforce.totals.offered == shadow.totals.offered + retries.sent);
+    CHECK(retries.first_denied == retries.admitted + retries.gave_up + retries.cut);
+    const auto agreement = shadow_agreement(shadow, run);
+    REQUIRE(agreement.has_value());
+    CHECK(agreement->compared == shadow.totals.offered);
+    CHECK(agreement->agreement() < 0.7);
+    CHECK(agreement->retries == std::optional<std::int64_t>(retries.sent));
+    // The prediction falls short of the first sends denied, and further of all denials.
+    CHECK(shadow.shadow->would_deny * 2 < retries.first_denied);
+    CHECK(retries.first_denied < enforce.totals.denied);
+    CHECK(shadow.redis_commands * 3 < enforce.redis_commands * 2);
+  }
+  const auto fixed = shadow_agreement(by_label(run, "fixed-shadow"), run);
+  CHECK(by_label(run, "fixed-shadow").shadow->would_deny == 371);
+  CHECK(by_label(run, "fixed").totals.denied == 3072);
+  // A fixed window's counts only grow with retries: it denies every first send the dry run would.
+  CHECK(fixed->only_shadow_denied == 0);
+  CHECK(fixed->only_enforcing_denied == 896);
+
+  // The same scenario without retry: the dry runs agree with enforcement on every request.
+  std::ifstream file(RLSIM_SOURCE_DIR "/scenarios/shadow-retries.json");
+  nlohmann::json j = nlohmann::json::parse(file);
+  j["traffic"][0].erase("retry");
+  j.erase("expect");
+  const Scenario open_loop = parse_scenario(j.dump(), "open-loop.json");
+  const RunResult open_run = run_text(open_loop);
+  for (const std::string label : {"fixed", "log"}) {
+    INFO(label);
+    const StrategyResult& shadow = by_label(open_run, label + "-shadow");
+    const auto agreement = shadow_agreement(shadow, open_run);
+    REQUIRE(agreement.has_value());
+    CHECK(agreement->agreement() == 1.0);
+    CHECK(shadow.shadow->would_deny == by_label(open_run, label).totals.denied);
+    CHECK_FALSE(agreement->retries.has_value());
+  }
+}
+
+namespace {
+
+// kFiveInOneWindow with a window of 1 s, run for 6 s, and clients that send a denied request
+// again 1 s later, then 2 s after that.
+Scenario five_retrying(bool retry) {
+  nlohmann::json j = nlohmann::json::parse(kFiveInOneWindow);
+  j["duration"] = "6s";
+  j["limits"][0]["window"] = "1s";
+  j["traffic"][0]["end"] = "1s";
+  if (retry) j["traffic"][0]["retry"] = {{"after", "1s"}, {"max", 2}, {"backoff", 2}};
+  return parse_scenario(j.dump(), "five.json");
+}
+
+}  // namespace
+
+TEST_CASE("retries of a fixed window: admitted in the next window, counted when denied") {
+  const Scenario scenario = five_retrying(true);
+  const RunResult run = run_text(scenario);
+  const StrategyResult& enforce = by_label(run, "enforce");
+  // Window [0, 1 s): the first two admitted, the last three (0.4, 0.6, 0.8 s) denied. Their
+  // retries arrive about 1.4, 1.6, 1.8 s: the window [1 s, 2 s) admits two and denies the third,
+  // whose second retry (about 3.8 s) is admitted in [3 s, 4 s).
+  REQUIRE(enforce.retries.has_value());
+  CHECK(enforce.retries->first_denied == 3);
+  CHECK(enforce.retries->sent == 4);
+  CHECK(enforce.retries->admitted == 3);
+  CHECK(enforce.retries->gave_up == 0);
+  CHECK(enforce.retries->cut == 0);
+  CHECK(enforce.totals.offered == 9);
+  CHECK(enforce.totals.allowed == 5);
+  CHECK(enforce.totals.denied == 4);
+  // The dry run admits all five first sends: its clients retry nothing.
+  const StrategyResult& shadow = by_label(run, "shadow");
+  CHECK(shadow.totals.offered == 5);
+  CHECK(shadow.retries->sent == 0);
+  CHECK(shadow.shadow->would_deny == 3);
+  // Compared over the five first sends, which both runs decide alike here; the retries apart.
+  const auto agreement = shadow_agreement(shadow, run);
+  REQUIRE(agreement.has_value());
+  CHECK(agreement->compared == 5);
+  CHECK(agreement->agreement() == 1.0);
+  CHECK(agreement->retries == std::optional<std::int64_t>(4));
+  CHECK(agreement->denied == 4);
+  const auto report = report_json(run);
+  CHECK(report["strategies"][0]["retries"]["sent"] == 4);
+  CHECK(report["strategies"][0]["retries"]["admitted"] == 3);
+  CHECK(report["strategies"][1]["shadow"]["enforcing"]["retries"] == 4);
+  CHECK_THAT(report_table(run, false),
+             Catch::Contains("enforce: retrying clients: 3 first sends denied; 4 retries sent, 3 "
+                             "admitted; 0 gave up, 0 cut by the end"));
+}
+
+TEST_CASE("a scenario without retry reports no retries and keeps its decisions") {
+  const Scenario scenario = five_retrying(false);
+  const RunResult run = run_text(scenario);
+  CHECK_FALSE(by_label(run, "enforce").retries.has_value());
+  CHECK(by_label(run, "enforce").totals.offered == 5);
+  const auto report = report_json(run);
+  CHECK_FALSE(report["strategies"][0].contains("retries"));
+  CHECK_FALSE(report["strategies"][1]["shadow"]["enforcing"].contains("retries"));
+  // The first sends of the retrying run are decided at the same times as without retry: the
+  // retries' own random stream moves nothing else.
+  const Scenario retrying = five_retrying(true);
+  const RunResult with_retry = run_text(retrying);
+  CHECK(by_label(with_retry, "shadow").decision_digest == by_label(run, "shadow").decision_digest);
 }

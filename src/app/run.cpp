@@ -23,6 +23,7 @@
 #include "oracle/oracle.h"
 #include "world/deployment.h"
 #include "world/instances.h"
+#include "world/retry.h"
 #include "world/traffic.h"
 
 namespace rlsim {
@@ -140,6 +141,9 @@ class StrategyRun final : public RequestSink, public EventTarget {
       sources_.push_back(
           std::make_unique<TrafficSource>(sim_, scenario.traffic[i], i, catalog_, seed, *this));
     }
+    // Only a scenario with retrying clients has them: the others schedule nothing more.
+    if (RetryClients::wanted(scenario.traffic))
+      retries_.emplace(sim_, scenario.traffic, seed, scenario.duration_us, *this);
   }
 
   void start() {
@@ -174,6 +178,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
   StrategyResult stop() {
     stopped_at_us_ = sim_.now();
     result_.stopped_at_us = stopped_at_us_;
+    if (retries_) retries_->stop_after(stopped_at_us_);
     // Every Redis call ends by its deadline, so this ends. Other events due in the meantime
     // fire too (arrivals, dropped above; autoscaling steps and faults, which a scenario cut at
     // this time would not have), but none later than the step in which the last call ends.
@@ -212,6 +217,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
       result_.decisions = shadow_watch_->decisions();
     }
     if (alert_watch_) result_.alert_series = alert_watch_->series();
+    if (retries_) result_.retries = retries_->result();
     return std::move(result_);
   }
 
@@ -303,6 +309,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
       const bool mark = ((pending->arrival_marks >> i) & 1u) != 0;
       run.observers_[i]->on_decided({pending->request, outcome, now_us, active, mark});
     }
+    if (run.retries_) run.retries_->on_decided(pending->request, outcome.allowed, now_us);
     if (pending->instance != nullptr) --pending->instance->inflight;
     run.free_.push_back(pending);
   }
@@ -339,6 +346,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
   std::vector<DecisionObserver*> observers_;
   bool shadow_ = false;                      // "mode": "shadow": every request is admitted
   std::optional<ShadowWatch> shadow_watch_;  // a shadow run, or the enforcing run paired with one
+  std::optional<RetryClients> retries_;      // when some traffic group has `retry`
 
  public:
   void set_trace(std::vector<DecisionRecord>* trace) { digest_.set_trace(trace); }

@@ -23,7 +23,8 @@ void ShadowWatch::on_decided(const DecidedRequest& decided) {
     // The ideal limiter's verdict at arrival, as the oracle judges a false denial.
     ++(decided.arrival_mark ? result_.would_deny_wrongly : result_.would_deny_rightly);
   }
-  if (!decisions_) return;
+  // Compared over first sends only: a retry exists in one run and not in the other.
+  if (!decisions_ || decided.request.attempt > 0) return;
   // Request::id is the traffic group in the high bits and the sequence number in the low 40.
   const auto group = static_cast<std::size_t>(decided.request.id >> 40);
   const auto sequence =

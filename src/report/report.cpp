@@ -98,6 +98,7 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
   out["latency_us"] = {{"p50", totals.latency_us.quantile(0.5)},
                        {"p99", totals.latency_us.quantile(0.99)},
                        {"max", totals.latency_us.max()}};
+  if (result.retries) out["retries"] = retries_json(*result.retries);
   out["strategy_metrics"] = result.strategy_metrics;
   if (result.redis_side) {
     const ordered_json redis_side = redis_side_json(*result.redis_side);
@@ -189,6 +190,12 @@ std::string notes_table(const RunResult& result) {
                             region.latency_us.p99);
       }
       out += fmt::format("{}: regions: {}\n", strategy.label, line);
+    }
+    if (const auto& r = strategy.retries) {
+      out += fmt::format(
+          "{}: retrying clients: {} first sends denied; {} retries sent, {} admitted; {} gave up, "
+          "{} cut by the end\n",
+          strategy.label, r->first_denied, r->sent, r->admitted, r->gave_up, r->cut);
     }
     if (strategy.backend)
       out += fmt::format("{}: backend: {}\n", strategy.label,

@@ -76,6 +76,14 @@ ordered_json with_errors(ordered_json out, const ClockErrors& errors) {
 
 }  // namespace
 
+ordered_json retries_json(const RetryResult& retries) {
+  return {{"first_denied", retries.first_denied},
+          {"sent", retries.sent},
+          {"admitted", retries.admitted},
+          {"gave_up", retries.gave_up},
+          {"cut", retries.cut}};
+}
+
 ordered_json clock_json(const ClockResult& clock) {
   ordered_json out;
   out["attribution_threshold_us"] = clock.attribution_threshold_us;

@@ -20,5 +20,7 @@ nlohmann::ordered_json regions_json(const std::vector<RegionResult>& regions);
 // The report's "backend" object for a real store: its URL without credentials (a cluster's seeds,
 // nodes and redirections), calls failed by the connection, reconnects, the first failure.
 nlohmann::ordered_json backend_json(const BackendReport& backend);
+// The report's "retries" object: what a run's retrying clients did (traffic[].retry).
+nlohmann::ordered_json retries_json(const RetryResult& retries);
 
 }  // namespace rlsim

@@ -26,7 +26,8 @@ struct ShadowResult {
 
 // Each request's decision, in a run paired with a shadow run (or in the shadow run), so that the
 // report compares the two request by request (report/shadow_report.h). Indexed by traffic group,
-// then by the request's sequence number in its group (Request::id): two bits per request.
+// then by the request's sequence number in its group (Request::id): two bits per request. First
+// sends only: a retry (Request::attempt > 0) is not recorded.
 struct RequestDecisions {
   std::vector<std::vector<bool>> decided;
   std::vector<std::vector<bool>> admitted;  // a shadow run: would have admitted
@@ -49,6 +50,7 @@ struct StrategyResult {
   std::optional<ClockResult> clock;  // clock attribution and error series (docs/clocks.md)
   std::optional<std::vector<RegionResult>> regions;  // per region (docs/regions.md)
   std::optional<ShadowResult> shadow;                // set for a shadow run only
+  std::optional<RetryResult> retries;                // set when some traffic group has `retry`
   // Set for a shadow run and its enforcing partner; not written to the JSON.
   std::shared_ptr<const RequestDecisions> decisions;
   // An FNV-1a-style hash over the decision stream (request id, decision time, allowed, denied_by,

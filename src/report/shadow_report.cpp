@@ -53,6 +53,7 @@ std::optional<ShadowAgreement> shadow_agreement(const StrategyResult& shadow,
   ShadowAgreement out;
   out.label = partner->label;
   out.denied = partner->totals.denied;
+  if (partner->retries) out.retries = partner->retries->sent;
   const std::size_t groups = shadow.decisions->decided.size();
   for (std::size_t group = 0; group < groups; ++group)
     compare_group(*shadow.decisions, *partner->decisions, group, out);
@@ -76,6 +77,7 @@ ordered_json shadow_json(const StrategyResult& shadow, const RunResult& run) {
                         {"both_denied", agreement->both_denied},
                         {"only_shadow_denied", agreement->only_shadow_denied},
                         {"only_enforcing_denied", agreement->only_enforcing_denied}};
+    if (agreement->retries) out["enforcing"]["retries"] = *agreement->retries;
   }
   return out;
 }
@@ -97,6 +99,10 @@ std::string shadow_notes(const RunResult& run) {
           "({} both, {} only shadow, {} only enforcing)",
           a->label, 100 * a->agreement(), a->compared, s.would_deny, a->denied, a->both_denied,
           a->only_shadow_denied, a->only_enforcing_denied);
+      if (a->retries)
+        out += fmt::format(
+            " over first sends; {}'s clients also sent {} retries the dry run never saw", a->label,
+            *a->retries);
     }
     out += "\n";
   }

@@ -10,7 +10,8 @@
 
 namespace rlsim {
 
-// A shadow run against its enforcing partner, over the requests both decided.
+// A shadow run against its enforcing partner, over the first sends both decided (a retry is a
+// request of one run only: counted in `retries`, not compared).
 struct ShadowAgreement {
   std::string label;                       // the enforcing run
   std::int64_t denied = 0;                 // its real denials
@@ -19,6 +20,8 @@ struct ShadowAgreement {
   std::int64_t both_denied = 0;            // the shadow would deny and the enforcing run denied
   std::int64_t only_shadow_denied = 0;     // the shadow would deny, the enforcing run admitted
   std::int64_t only_enforcing_denied = 0;  // the enforcing run denied, the shadow would admit
+  // Retries the enforcing run's clients sent (not compared); unset when no group retries.
+  std::optional<std::int64_t> retries;
   double agreement() const {
     return compared == 0 ? 1.0 : static_cast<double>(agreed) / static_cast<double>(compared);
   }

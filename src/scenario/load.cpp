@@ -86,6 +86,38 @@ InstancesSpec read_instances(const json& value, const std::string& file, Duratio
   return spec;
 }
 
+std::optional<double> number_field(ObjectReader& reader, const std::string& key) {
+  const json* value = reader.find(key);
+  if (value == nullptr) return std::nullopt;
+  if (!value->is_number())
+    reader.fail(reader.path_of(key),
+                fmt::format("expected a number, got {}", json_type_name(*value)));
+  return value->get<double>();
+}
+
+// A traffic group's `retry` (docs/scenario-format.md#retry); unset when the group has none.
+std::optional<RetrySpec> read_retry(ObjectReader& traffic, DurationUs duration_us) {
+  const json* value = traffic.find("retry");
+  if (value == nullptr) return std::nullopt;
+  ObjectReader reader(*value, traffic.path_of("retry"), traffic.file());
+  RetrySpec spec;
+  spec.after_us = reader.duration_field("after", nullptr, kUsPerMs, duration_us);
+  const std::int64_t default_max = spec.max;
+  spec.max =
+      static_cast<int>(reader.int_field("max", &default_max, 1, ScenarioBounds::kMaxRetries));
+  constexpr double kMaxBackoff = 10.0;
+  spec.backoff = number_field(reader, "backoff").value_or(spec.backoff);
+  if (!(spec.backoff >= 1.0 && spec.backoff <= kMaxBackoff))
+    reader.fail(reader.path_of("backoff"), fmt::format("expected a number from 1 to {:.0f}, got {}",
+                                                       kMaxBackoff, json(spec.backoff).dump()));
+  spec.jitter = number_field(reader, "jitter").value_or(spec.jitter);
+  if (!(spec.jitter >= 0.0 && spec.jitter < 1.0))
+    reader.fail(reader.path_of("jitter"), fmt::format("expected a number from 0 to below 1, got {}",
+                                                      json(spec.jitter).dump()));
+  reader.reject_unknown();
+  return spec;
+}
+
 TrafficGroup read_traffic(const json& value, const std::string& path, const std::string& file,
                           DurationUs duration_us) {
   ObjectReader reader(value, path, file);
@@ -119,6 +151,7 @@ TrafficGroup read_traffic(const json& value, const std::string& path, const std:
   }
   if (group.endpoints.empty()) group.endpoints.push_back("/api");
   read_traffic_region(reader, group);
+  group.retry = read_retry(reader, duration_us);
   reader.reject_unknown();
   return group;
 }
@@ -228,15 +261,6 @@ std::string labels_text(const std::vector<StrategySpec>& strategies) {
   return out;
 }
 
-std::optional<double> number_field(ObjectReader& reader, const std::string& key) {
-  const json* value = reader.find(key);
-  if (value == nullptr) return std::nullopt;
-  if (!value->is_number())
-    reader.fail(reader.path_of(key),
-                fmt::format("expected a number, got {}", json_type_name(*value)));
-  return value->get<double>();
-}
-
 // One entry of `expect` (docs/scenario-format.md#expect). Labels are checked against the
 // scenario's strategies; the metric path only for its form.
 Expectation read_expectation(const json& value, const std::string& path, const std::string& file,
@@ -313,10 +337,12 @@ Expectation read_expectation(const json& value, const std::string& path, const s
   return e;
 }
 
+// A group whose clients retry may send each request 1 + max times: bounded as if it did.
 double expected_requests(const TrafficGroup& group) {
   const double seconds = static_cast<double>(group.end_us - group.start_us) / kUsPerS;
+  const double sends = group.retry ? 1.0 + group.retry->max : 1.0;
   return static_cast<double>(group.users) * seconds * (group.rate_per_s + group.ramp_to_per_s) /
-         2.0;
+         2.0 * sends;
 }
 
 }  // namespace

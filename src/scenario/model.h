@@ -33,6 +33,7 @@ struct ScenarioBounds {
   static constexpr int kMaxFaults = 256;
   static constexpr int kMaxPoolSize = 10000;
   static constexpr int kMaxClusterNodes = 64;  // redis.cluster.nodes
+  static constexpr int kMaxRetries = 10;       // traffic[].retry.max
 };
 
 enum class LimitKey { kUser, kIp, kEndpoint, kGlobal };
@@ -83,6 +84,16 @@ const char* to_string(BalancerPolicy policy);
 enum class Arrival { kPoisson, kConstant, kBurst };
 const char* to_string(Arrival arrival);
 
+// A traffic group's clients retry a denied request (`retry`, docs/scenario-format.md#retry): the
+// same user sends it again `after_us x backoff^(n - 1)` after the denial for its n-th retry, times
+// a uniform factor in [1 - jitter, 1 + jitter], at most `max` times (world/retry.h).
+struct RetrySpec {
+  DurationUs after_us = 0;
+  int max = 3;
+  double backoff = 2.0;
+  double jitter = 0;  // in [0, 1)
+};
+
 struct TrafficGroup {
   std::string name;
   std::int64_t users = 1;
@@ -100,6 +111,7 @@ struct TrafficGroup {
   std::uint32_t region = 0;
   double roaming = 0;
   std::uint32_t region_count = 1;
+  std::optional<RetrySpec> retry;  // unset: a denied client never retries (open-loop traffic)
 };
 
 struct RttSpec {

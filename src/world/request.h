@@ -17,6 +17,9 @@ struct Request {
   std::uint32_t endpoint = 0;  // index into the catalog's endpoint names
   std::uint32_t group = 0;     // traffic group index
   std::uint32_t region = 0;    // the region whose load balancer it reaches (docs/regions.md)
+  // 0: the client's first send; n: its n-th retry after a denial (world/retry.h). A retry's id is
+  // its first send's id with the attempt in bits 48 and up.
+  std::uint32_t attempt = 0;
 };
 
 // What a strategy decided about one request.

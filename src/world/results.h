@@ -18,6 +18,17 @@ struct BucketSeries {
   std::vector<Value> values;
 };
 
+// What a run's retrying clients did (traffic[].retry, world/retry.h; docs/metrics.md, "Retries").
+// Every request of a retrying group denied on its first send starts a chain of retries that ends
+// admitted, given up or cut: first_denied = admitted + gave_up + cut at the end of a run.
+struct RetryResult {
+  std::int64_t first_denied = 0;  // first sends denied (each starts a chain)
+  std::int64_t sent = 0;          // retries decided (each one a request in `offered`)
+  std::int64_t admitted = 0;      // retries admitted: chains that ended served, late
+  std::int64_t gave_up = 0;       // chains whose last retry (the max-th) was denied too
+  std::int64_t cut = 0;           // chains whose next retry fell after the end of the run
+};
+
 // A latency histogram's p50, p99 and max, in microseconds.
 struct LatencyQuantiles {
   std::int64_t p50 = 0, p99 = 0, max = 0;
