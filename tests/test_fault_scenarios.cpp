@@ -139,6 +139,17 @@ TEST_CASE("redis-saturation: utilization, queue and latency climb, timeouts foll
   CHECK(ops[1].get<double>() < ops[2].get<double>());
   CHECK(ops[3].get<double>() <= 50'000);
   CHECK(node["utilization"].get<double>() > 0.6);
+  // Utilization is over the run's 4 s only: the mean of its four 1 s buckets (each rounded to 4
+  // places), never the fifth bucket's backlog served after the end, which is drain_us (it read
+  // 0.6995, the five buckets over 4 s, before they were told apart).
+  const json per_second = node["utilization_series"]["values"];
+  REQUIRE(per_second.size() == 5);
+  double in_run = 0;
+  for (int s = 0; s < 4; ++s) in_run += per_second[s].get<double>();
+  CHECK(node["utilization"].get<double>() == Approx(in_run / 4).margin(1e-4));
+  CHECK(node["utilization"].get<double>() <= 1.0);
+  // The fifth bucket's busy share is the drain: drain_us is at least that much time.
+  CHECK(node["drain_us"].get<double>() >= per_second[4].get<double>() * 1e6 - 100);
   CHECK(node["queue_length_p99"].get<int>() > 1000);
   CHECK(node["errors"]["timeouts"].get<int>() > 1000);
   CHECK(node["commandstats"]["EVALSHA"].get<int>() > 100'000);

@@ -63,3 +63,21 @@ TEST_CASE("node stats: busy time per bucket is split at bucket edges, longest qu
   CHECK(stats.max_queue_per_bucket() == std::vector<std::int64_t>{7, 1});
   CHECK(stats.ops_per_bucket() == std::vector<std::uint64_t>{2, 1});
 }
+
+TEST_CASE("node stats: busy time after the run's end is the backlog draining, not utilization") {
+  NodeStats stats;
+  stats.set_run_end_us(1'000);
+  stats.on_execute({{"INCR", "a"}}, 100, 300, 0);    // [100, 400): all in the run
+  stats.on_execute({{"INCR", "a"}}, 800, 500, 3);    // [800, 1300): 200 in, 300 after
+  stats.on_execute({{"INCR", "a"}}, 1'300, 250, 2);  // [1300, 1550): all after
+  CHECK(stats.busy_us() == 1'050);
+  CHECK(stats.busy_in_run_us() == 500);  // 300 + 200
+  CHECK(stats.free_at_us() == 1'550);    // the backlog took 550 us past the end
+}
+
+TEST_CASE("node stats: without a run end every execution counts as in the run") {
+  NodeStats stats;
+  stats.on_execute({{"INCR", "a"}}, 5'000'000, 20, 0);
+  CHECK(stats.busy_in_run_us() == 20);
+  CHECK(stats.free_at_us() == 5'000'020);
+}

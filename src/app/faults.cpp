@@ -35,9 +35,12 @@ void FaultSchedule::start() {
   const DurationUs bucket_s = std::max<DurationUs>(
       1, (scenario_.duration_us / kUsPerS + kMaxSeriesPoints - 1) / kMaxSeriesPoints);
   server_.node_stats().set_bucket_us(bucket_s * kUsPerS);
+  server_.node_stats().set_run_end_us(scenario_.duration_us);
   if (cluster_ != nullptr) {
-    for (int n = 0; n < cluster_->node_count(); ++n)
+    for (int n = 0; n < cluster_->node_count(); ++n) {
       cluster_->node(n).node_stats().set_bucket_us(bucket_s * kUsPerS);
+      cluster_->node(n).node_stats().set_run_end_us(scenario_.duration_us);
+    }
   }
   const DurationUs after_us = scenario_.limits.front().window_us;
   for (std::size_t i = 0; i < scenario_.faults.size(); ++i) {

@@ -26,6 +26,8 @@ const std::string& upper(const std::string& text, std::string& scratch) {
 void NodeStats::on_execute(const std::vector<Command>& commands, TimeUs start_us,
                            DurationUs busy_us, std::int64_t commands_ahead) {
   busy_us_ += busy_us;
+  if (start_us < run_end_us_) busy_in_run_us_ += std::min(busy_us, run_end_us_ - start_us);
+  free_at_us_ = std::max(free_at_us_, start_us + busy_us);
   queue_length_->record(commands_ahead);
   const auto bucket = static_cast<std::size_t>(start_us / bucket_us_);
   if (bucket < kMaxBuckets) {

@@ -4,6 +4,7 @@
 // in front of the single thread, the latency of each call as its client saw it, and operations
 // per time bucket. Deterministic: nothing here depends on hash-map iteration order.
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -30,6 +31,9 @@ class NodeStats {
   // Operations per bucket of this many microseconds of true time (set before the run).
   void set_bucket_us(DurationUs bucket_us) { bucket_us_ = bucket_us; }
   DurationUs bucket_us() const { return bucket_us_; }
+  // The end of the run's traffic (the scenario's duration, set before the run): busy time after it
+  // is the backlog draining, reported apart from the utilization over the run.
+  void set_run_end_us(TimeUs run_end_us) { run_end_us_ = run_end_us; }
 
   // One call's commands started service at `start_us`, took `busy_us` of the server's time, and
   // found `commands_ahead` commands queued in front of them.
@@ -48,6 +52,11 @@ class NodeStats {
   // count - overcount is a guaranteed lower bound.
   std::uint64_t hot_key_overcount(const std::string& key) const;
   DurationUs busy_us() const { return busy_us_; }
+  // Server time spent executing before the run's end (at most the run's span: one thread).
+  DurationUs busy_in_run_us() const { return busy_in_run_us_; }
+  // When the last execution finished (0 before any): past the run's end, the time the backlog
+  // took to drain.
+  TimeUs free_at_us() const { return free_at_us_; }
   const Histogram& queue_length() const { return *queue_length_; }
   const Histogram& call_latency_us() const { return *call_latency_us_; }
   // Commands started per bucket, from time 0; later buckets beyond kMaxBuckets are dropped.
@@ -71,6 +80,9 @@ class NodeStats {
   std::vector<std::size_t> key_hashes_;        // std::hash of each slot's key
   std::vector<std::uint64_t> key_overcounts_;  // each slot's count inherited at its takeover
   DurationUs busy_us_ = 0;
+  DurationUs busy_in_run_us_ = 0;
+  TimeUs free_at_us_ = 0;
+  TimeUs run_end_us_ = std::numeric_limits<TimeUs>::max();
   std::unique_ptr<Histogram> queue_length_;  // ~224 KiB each: kept off the stack
   std::unique_ptr<Histogram> call_latency_us_;
   DurationUs bucket_us_ = kUsPerS;

@@ -23,9 +23,14 @@ constexpr std::size_t kHotKeysShown = 3;
 std::string node_lines(const std::string& label, const NodeResult& node) {
   const std::int64_t p99_us = node.call_latency_us.p99;
   std::string out = fmt::format(
-      "{}: redis: utilization {:.2f}, queue p99 {} cmds, rate-check p50/p99 {}/{} us{}, "
+      "{}: redis: utilization {:.2f}{}, queue p99 {} cmds, rate-check p50/p99 {}/{} us{}, "
       "errors: timeouts {}, refused {}, lost {}, error replies {}; pool waits {}\n",
-      label, node.utilization, node.queue_length_p99, node.call_latency_us.p50, p99_us,
+      label, node.utilization,
+      // A backlog left at the end: how long it kept the thread busy (not in the utilization).
+      node.drain_us >= kUsPerMs
+          ? fmt::format(" (+{} ms draining after the end)", node.drain_us / kUsPerMs)
+          : "",
+      node.queue_length_p99, node.call_latency_us.p50, p99_us,
       p99_us > kRateCheckAlertUs ? " (ALERT: p99 above the lesson's 5 ms)" : "",
       node.errors.timeouts, node.errors.refused, node.errors.lost, node.errors.error_replies,
       node.pool.waits);

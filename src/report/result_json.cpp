@@ -155,6 +155,7 @@ ordered_json node_json(const NodeResult& node) {
   out["commandstats"] = commandstats;
   out["hot_keys"] = hot_keys;
   out["utilization"] = node.utilization;
+  out["drain_us"] = node.drain_us;
   out["queue_length_p99"] = node.queue_length_p99;
   out["max_queue_wait_us"] = node.max_queue_wait_us;
   out["call_latency_us"] = latency_json(node.call_latency_us);

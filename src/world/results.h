@@ -48,7 +48,8 @@ struct NodeResult {
     std::uint64_t ops_min = 0;  // what is certain when the key took over another's counter
   };
   std::vector<HotKey> hot_keys;  // hottest first
-  double utilization = 0;        // busy time over the run's span, rounded to 4 places
+  double utilization = 0;        // busy time within the run over its span (<= 1), 4 places
+  DurationUs drain_us = 0;       // after the run's end, until the backlog was served
   std::int64_t queue_length_p99 = 0;
   std::int64_t max_queue_wait_us = 0;
   LatencyQuantiles call_latency_us;
