@@ -390,13 +390,19 @@ TEST_CASE("redis-saturation: utilization and queue over time follow the node's t
     const NodeResult& node = *strategy.redis_side->redis_node;
     const ChartSeries* series = find_series(*utilization, strategy.label);
     REQUIRE(series != nullptr);
-    // The busy time per bucket adds up to the run's utilization (busy time over the duration,
-    // the requests that drain after the end included).
+    // The busy time of the buckets inside the run adds up to the run's utilization (busy time
+    // over the duration); the buckets after the end are the backlog draining, drain_us.
     const double bucket_s = node.utilization_series.bucket_s;
     const double duration_s = static_cast<double>(s.duration_us) / kUsPerS;
     double busy_s = 0;
-    for (const auto& point : series->points) busy_s += point.second / 100 * bucket_s;
+    double drain_s = 0;
+    // Point k is bucket k from its start (a closing point at 0 may follow the last bucket).
+    for (std::size_t k = 0; k < series->points.size(); ++k) {
+      const double start_s = static_cast<double>(k) * bucket_s;
+      (start_s < duration_s ? busy_s : drain_s) += series->points[k].second / 100 * bucket_s;
+    }
     CHECK(busy_s / duration_s == Approx(node.utilization).margin(0.001));
+    CHECK(static_cast<double>(node.drain_us) / kUsPerS >= drain_s - 0.001);
     CHECK(max_y(*series) <= 100.0);
     CHECK(max_y(*series) > 90.0);  // the 50,000 req/s second saturates the node
     // The longest queue of any bucket is at least the p99 of every call's queue.
