@@ -190,8 +190,7 @@ void TraceObserver::on_decided(const DecidedRequest& decided) {
   line.allowed = outcome.allowed;
   line.denied_by = outcome.denied_by;
   // Strategies report what they saw for the first limit's key only.
-  const std::int64_t seen =
-      outcome.observed_count >= 0 ? outcome.observed_count : outcome.counted_before;
+  const std::int64_t seen = outcome.count_seen();
   line.observed_count = verdict.limit_index == 0 ? seen : -1;
   line.true_count = verdict.true_count;
   line.error = !outcome.error           ? TraceError::kNone

@@ -30,8 +30,7 @@ AlertWatch::AlertWatch(const Scenario& scenario, const Oracle& oracle)
 // not the oracle's; decisions without one (an error, a fallback, a strategy that reads no count)
 // are not in the share at all.
 void AlertWatch::count_near_limit(std::size_t index, const Outcome& outcome) {
-  const std::int64_t seen =
-      outcome.observed_count >= 0 ? outcome.observed_count : outcome.counted_before;
+  const std::int64_t seen = outcome.count_seen();
   if (seen < 0) return;
   ++series_.counted[index];
   const std::size_t ratios = series_.near_limit_ratios.size();

@@ -39,6 +39,11 @@ struct Decision {
   // breaker open): strategy/resilience.h sets it.
   bool fallback = false;
 
+  // The count the strategy saw for the first limit's key before this request: observed_count,
+  // else counted_before; -1 when it has neither. The decision trace and the near-limit alert
+  // series show this one.
+  std::int64_t count_seen() const { return observed_count >= 0 ? observed_count : counted_before; }
+
   // Denies the request for limit `index` unless an earlier limit already did: denied_by names the
   // first limit that said no, in limit order.
   void deny_for(std::size_t index) {
