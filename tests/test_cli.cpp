@@ -731,7 +731,7 @@ TEST_CASE("check --junit writes one testcase per expectation and seed") {
 // Every bundled scenario runs once here, under whatever build runs the tests (the suite's is ASan +
 // UBSan, which found a read of an empty optional in doorman this way); tests/run-all.sh checks each
 // scenario's determinism with the release program (`rlsim check --check-determinism`).
-TEST_CASE("check passes on every bundled scenario, each with expectations") {
+TEST_CASE("check passes on every bundled scenario, each with expectations", "[every_scenario]") {
   const Workspace ws;
   std::string args = "check --json";
   for (const auto& path : shipped_scenarios()) args += " " + quote(path.string());

@@ -273,7 +273,7 @@ TEST_CASE("malformed durations are rejected with the accepted forms") {
   }
 }
 
-TEST_CASE("rates parse per second, minute and hour") {
+TEST_CASE("traffic rates and ramps parse per second, minute and hour") {
   CHECK(parse(with("/traffic/0/rate", "10/s")).traffic[0].rate_per_s == Approx(10.0));
   CHECK(parse(with("/traffic/0/rate", "120/m")).traffic[0].rate_per_s == Approx(2.0));
   CHECK(parse(with("/traffic/0/rate", "7200/h")).traffic[0].rate_per_s == Approx(2.0));
