@@ -31,19 +31,32 @@ cmake --build build-asan -j"$jobs"
 phase "ASan + UBSan build with the tests (-Werror)"
 
 redis_port=${RLSIM_TEST_REDIS_PORT:-6391}
+# A second server for the conformance run, which goes beside ctest, whose tests flush the first.
+conformance_port=$((redis_port + 1))
+redis_ports=("$redis_port" "$conformance_port")
 redis_dir=$(mktemp -d)
 cluster_dir=$(mktemp -d)  # a 3-master Redis Cluster for the real-cluster tests (ports 7101-7103)
-redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$redis_dir" \
-  --daemonize yes --pidfile "$redis_dir/redis.pid" --logfile "$redis_dir/redis.log"
+conformance_logs=$(mktemp -d)
+for port in "${redis_ports[@]}"; do
+  mkdir -p "$redis_dir/$port"
+  redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$redis_dir/$port" \
+    --daemonize yes --pidfile "$redis_dir/$port/redis.pid" --logfile "$redis_dir/$port/redis.log"
+done
 stop_redis() {
-  redis-cli -p "$redis_port" shutdown nosave >/dev/null 2>&1 || true
+  # A conformance run still going in the background when a phase fails.
+  for run in $(jobs -p); do kill "$run" 2>/dev/null || true; done
+  for port in "${redis_ports[@]}"; do
+    redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
+  done
   tests/redis-cluster.sh stop "$cluster_dir" || true
-  rm -rf "$redis_dir"
+  rm -rf "$redis_dir" "$conformance_logs"
 }
 trap stop_redis EXIT
-for _ in $(seq 50); do
-  redis-cli -p "$redis_port" ping 2>/dev/null | grep -q PONG && break
-  sleep 0.1
+for port in "${redis_ports[@]}"; do
+  for _ in $(seq 50); do
+    redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break
+    sleep 0.1
+  done
 done
 export RLSIM_REDIS_PORT="$redis_port"
 RLSIM_REDIS_CLUSTER=$(tests/redis-cluster.sh start "$cluster_dir")
@@ -54,11 +67,38 @@ export RLSIM_REQUIRE_REAL_REDIS=1
 
 phase "start redis-server and the cluster"
 
+# The embedded Redis against the real one (docs/real-redis.md): a corpus of replies, then every
+# bundled scenario's decisions on both backends, with the release program; any difference fails.
+# A conformance run waits on its server's replies more than it computes (alone: 284 s of wall time
+# for about 170 CPU-s of rlsim), so each goes in the background beside a phase that leaves a core
+# idle, and the suite waits for both before its end. Output and wall time go to a log, printed then.
+start_conformance() {  # LOG ARGS...: rlsim conformance ARGS... in the background
+  local log=$1
+  shift
+  (
+    begin=$SECONDS
+    status=0
+    build/rlsim conformance "$@" >"$log" 2>&1 || status=$?
+    echo "rlsim conformance ${*:1:2} ...: exit $status after $((SECONDS - begin)) s" >>"$log"
+    exit "$status"
+  ) &
+}
+# Against the second redis-server, beside ctest.
+start_conformance "$conformance_logs/server" --redis "redis://127.0.0.1:$conformance_port" \
+  scenarios/*.json
+server_conformance=$!
+
 # Every test program (unit, scenario, real-Redis, real-cluster, headless Chromium, promtool, GNU
 # parallel) under ASan + UBSan; test_cli runs `rlsim check` on every bundled scenario there.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
-phase "ctest under ASan + UBSan"
+phase "ctest under ASan + UBSan (the conformance run against redis-server beside it)"
+# Against the cluster, once ctest's real-cluster tests are done with it (keys routed by slot over
+# three masters, compared with the embedded cluster of the same slot map; each scenario cut to 30 s
+# of virtual time), beside the phases below.
+start_conformance "$conformance_logs/cluster" --redis-cluster "$RLSIM_REDIS_CLUSTER" \
+  scenarios/*.json --max-duration 30s
+cluster_conformance=$!
 # Every bundled scenario's headline claims, each strategy run twice to prove determinism (the
 # release program, in two processes).
 printf '%s\n' scenarios/*.json | xargs -n 16 -P "$jobs" build/rlsim check --check-determinism
@@ -75,32 +115,19 @@ phase "regenerate the reports"
 # installed with apt-get and run from /usr/share/rlsim, `man rlsim`, bash completion; then removed.
 tests/package.sh build
 phase "package"
-# The embedded Redis against the real one: a corpus of replies, then every bundled scenario's
-# decisions on both backends (docs/real-redis.md), and the same against the cluster (keys routed by
-# slot over three masters, compared with the embedded cluster of the same slot map; each scenario cut
-# to 30 s of virtual time). Any difference fails. The two run side by side: each spends much of its
-# time waiting on its servers' replies (394 s one after the other, 284 s together).
-conformance_logs=$(mktemp -d)
-build/rlsim conformance --redis "redis://127.0.0.1:$redis_port" scenarios/*.json \
-  >"$conformance_logs/server" 2>&1 &
-server_run=$!
-build/rlsim conformance --redis-cluster "$RLSIM_REDIS_CLUSTER" scenarios/*.json --max-duration 30s \
-  >"$conformance_logs/cluster" 2>&1 &
-cluster_run=$!
-conformance_failed=0
-wait "$server_run" || conformance_failed=1
-wait "$cluster_run" || conformance_failed=1
-cat "$conformance_logs/server" "$conformance_logs/cluster"
-rm -rf "$conformance_logs"
-if [ "$conformance_failed" -ne 0 ]; then
-  echo "conformance found differences or could not run: see its output above" >&2
-  exit 1
-fi
-phase "conformance against redis-server and the cluster"
 # Static analysis (the committed .clang-tidy; a file whose inputs are unchanged since it last passed
 # is not analysed again, tests/tidy.sh).
 tests/tidy.sh
 phase "clang-tidy"
+conformance_failed=0
+wait "$server_conformance" || conformance_failed=1
+wait "$cluster_conformance" || conformance_failed=1
+cat "$conformance_logs/server" "$conformance_logs/cluster"
+if [ "$conformance_failed" -ne 0 ]; then
+  echo "conformance found differences or could not run: see its output above" >&2
+  exit 1
+fi
+phase "the rest of the conformance runs against redis-server and the cluster"
 # The fuzz targets' committed corpus was replayed under ASan + UBSan by ctest (fuzz_corpus_*).
 # Searching for new inputs needs the clang libFuzzer build of src/ (about 500 CPU-s): on request,
 # RLSIM_FUZZ_SECONDS=N fuzzes each target for N seconds (tests/fuzz/run.sh).
