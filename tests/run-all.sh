@@ -36,6 +36,9 @@ conformance_port=$((redis_port + 1))
 redis_ports=("$redis_port" "$conformance_port")
 redis_dir=$(mktemp -d)
 cluster_dir=$(mktemp -d)  # a 3-master Redis Cluster for the real-cluster tests (ports 7101-7103)
+# and another for the conformance run, beside ctest, whose real-cluster tests flush the first.
+conformance_cluster_dir=$(mktemp -d)
+read -r -a conformance_cluster_ports <<<"${RLSIM_TEST_CONFORMANCE_CLUSTER_PORTS:-7104 7105 7106}"
 conformance_logs=$(mktemp -d)
 for port in "${redis_ports[@]}"; do
   mkdir -p "$redis_dir/$port"
@@ -49,6 +52,7 @@ stop_redis() {
     redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
   done
   tests/redis-cluster.sh stop "$cluster_dir" || true
+  tests/redis-cluster.sh stop "$conformance_cluster_dir" "${conformance_cluster_ports[@]}" || true
   rm -rf "$redis_dir" "$conformance_logs"
 }
 trap stop_redis EXIT
@@ -61,6 +65,8 @@ done
 export RLSIM_REDIS_PORT="$redis_port"
 RLSIM_REDIS_CLUSTER=$(tests/redis-cluster.sh start "$cluster_dir")
 export RLSIM_REDIS_CLUSTER
+conformance_cluster=$(tests/redis-cluster.sh start "$conformance_cluster_dir" \
+  "${conformance_cluster_ports[@]}")
 # Under the test command a real-Redis test whose server is missing fails instead of skipping
 # (tests/real_redis_env.h): the suite cannot pass without having run them.
 export RLSIM_REQUIRE_REAL_REDIS=1
@@ -69,9 +75,10 @@ phase "start redis-server and the cluster"
 
 # The embedded Redis against the real one (docs/real-redis.md): a corpus of replies, then every
 # bundled scenario's decisions on both backends, with the release program; any difference fails.
-# A conformance run waits on its server's replies more than it computes (alone: 284 s of wall time
-# for about 170 CPU-s of rlsim), so each goes in the background beside a phase that leaves a core
-# idle, and the suite waits for both before its end. Output and wall time go to a log, printed then.
+# A conformance run waits on its servers' replies more than it computes (the two side by side:
+# 284 s of wall time for 167 CPU-s of rlsim), so both go in the background beside ctest, on servers
+# of their own, and the suite waits for them before its end. Output and wall time go to a log,
+# printed then.
 start_conformance() {  # LOG ARGS...: rlsim conformance ARGS... in the background
   local log=$1
   shift
@@ -83,22 +90,20 @@ start_conformance() {  # LOG ARGS...: rlsim conformance ARGS... in the backgroun
     exit "$status"
   ) &
 }
-# Against the second redis-server, beside ctest.
 start_conformance "$conformance_logs/server" --redis "redis://127.0.0.1:$conformance_port" \
   scenarios/*.json
 server_conformance=$!
+# Against the cluster: keys routed by slot over three masters, compared with the embedded cluster of
+# the same slot map; each scenario cut to 30 s of virtual time.
+start_conformance "$conformance_logs/cluster" --redis-cluster "$conformance_cluster" \
+  scenarios/*.json --max-duration 30s
+cluster_conformance=$!
 
 # Every test program (unit, scenario, real-Redis, real-cluster, headless Chromium, promtool, GNU
 # parallel) under ASan + UBSan; test_cli runs `rlsim check` on every bundled scenario there.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
-phase "ctest under ASan + UBSan (the conformance run against redis-server beside it)"
-# Against the cluster, once ctest's real-cluster tests are done with it (keys routed by slot over
-# three masters, compared with the embedded cluster of the same slot map; each scenario cut to 30 s
-# of virtual time), beside the phases below.
-start_conformance "$conformance_logs/cluster" --redis-cluster "$RLSIM_REDIS_CLUSTER" \
-  scenarios/*.json --max-duration 30s
-cluster_conformance=$!
+phase "ctest under ASan + UBSan (the conformance runs beside it)"
 # Every bundled scenario's headline claims, each strategy run twice to prove determinism (the
 # release program, in two processes).
 printf '%s\n' scenarios/*.json | xargs -n 16 -P "$jobs" build/rlsim check --check-determinism
