@@ -24,12 +24,7 @@ struct Runs {
 };
 
 Runs run_all(const std::string& name) {
-  // Appended rather than `std::string(...) + "..." + name`: GCC 12 at -O2 (tests/quick.sh's build)
-  // reports a false -Warray-bounds in the inlined operator+ of the temporary.
-  std::string path = RLSIM_SOURCE_DIR;
-  path += "/scenarios/";
-  path += name;
-  Runs runs{load_scenario(path), {}};
+  Runs runs{load_scenario(std::string(RLSIM_SOURCE_DIR) + "/scenarios/" + name), {}};
   for (const auto& strategy : resolve_strategies(runs.scenario, name))
     runs.results.push_back(run_strategy(runs.scenario, strategy, runs.scenario.seed));
   return runs;
