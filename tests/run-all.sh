@@ -13,6 +13,13 @@ phase() {
   echo "phase: $1: $((SECONDS - phase_start)) s (total $((SECONDS - suite_start)) s)"
   phase_start=$SECONDS
 }
+# Checked before the first phase, so a mistyped value does not surface after half an hour.
+fuzz_seconds=${RLSIM_FUZZ_SECONDS:-0}
+if ! [[ "$fuzz_seconds" =~ ^[0-9]+$ ]]; then
+  echo "RLSIM_FUZZ_SECONDS must be a whole number of seconds (0: no libFuzzer search)," \
+    "not '$fuzz_seconds'" >&2
+  exit 2
+fi
 tests/install-deps.sh
 phase "install the Debian packages"
 
@@ -136,8 +143,8 @@ phase "the rest of the conformance runs against redis-server and the cluster"
 # The fuzz targets' committed corpus was replayed under ASan + UBSan by ctest (fuzz_corpus_*).
 # Searching for new inputs needs the clang libFuzzer build of src/ (about 500 CPU-s): on request,
 # RLSIM_FUZZ_SECONDS=N fuzzes each target for N seconds (tests/fuzz/run.sh).
-if [ "${RLSIM_FUZZ_SECONDS:-0}" -gt 0 ]; then
-  tests/fuzz/run.sh "$RLSIM_FUZZ_SECONDS"
+if [ "$fuzz_seconds" -gt 0 ]; then
+  tests/fuzz/run.sh "$fuzz_seconds"
   phase "fuzzing"
 fi
 echo "all tests passed in $((SECONDS - suite_start)) s"
