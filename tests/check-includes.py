@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fails when files of src/ include each other in a cycle.
 
-A module is a header and its source file (src/app/run.h with src/app/run.cpp): module A depends on
+A module is a header and its source file (src/engine/run.h with src/engine/run.cpp): module A depends on
 module B when any file of A includes B's header. A cycle between modules (A includes B, B includes
 A, possibly through others) is reported with its path, and the script exits 1. It also checks the
 layer order of docs/architecture.md: a folder may include only itself and the folders below it.
@@ -19,7 +19,9 @@ LAYERS = {
     "strategy": {"core", "scenario", "redis", "world"},
     "oracle": {"core", "scenario", "world", "redis"},
     "report": {"core", "scenario", "world", "redis", "oracle"},
-    "app": {"core", "scenario", "redis", "world", "strategy", "oracle", "report"},
+    "engine": {"core", "scenario", "redis", "world", "strategy", "oracle", "report"},
+    "real": {"core", "scenario", "redis", "world", "strategy", "oracle", "report", "engine"},
+    "app": {"core", "scenario", "redis", "world", "strategy", "oracle", "report", "engine", "real"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

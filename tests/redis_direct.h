@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "redis/redis_wire.h"
+#include "real/redis_wire.h"
 
 namespace rlsim {
 

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "app/run.h"
+#include "engine/run.h"
 #include "oracle/alert_series.h"
 #include "report/alerts.h"
 #include "scenario/load.h"

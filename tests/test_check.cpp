@@ -8,8 +8,8 @@
 
 #include "app/baseline.h"
 #include "app/check.h"
-#include "app/commands.h"
-#include "app/expect.h"
+#include "engine/commands.h"
+#include "engine/expect.h"
 #include "scenario/load.h"
 
 using namespace rlsim;

@@ -3,7 +3,7 @@
 // scenarios' headline numbers.
 #include <catch2/catch.hpp>
 
-#include "app/clock_report.h"
+#include "engine/clock_report.h"
 #include "scenario/load.h"
 #include "strategy_harness.h"
 #include "test_util.h"

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "app/faults.h"
+#include "engine/faults.h"
 #include "report/report.h"
 #include "report/result_json.h"
 #include "scenario/load.h"

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "app/clock_report.h"
 #include "cli_dir.h"
+#include "engine/clock_report.h"
 #include "redis/mock_store.h"
 #include "report/html_report.h"
 #include "report/report.h"

@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "app/run.h"
 #include "core/task.h"
+#include "engine/run.h"
 #include "redis/cluster.h"
 #include "redis/mock_store.h"
 #include "report/result_json.h"

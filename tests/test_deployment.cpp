@@ -2,7 +2,7 @@
 // instance's region or a key, for one server, regions and an embedded cluster.
 #include <catch2/catch.hpp>
 
-#include "app/cluster_run.h"
+#include "engine/cluster_run.h"
 #include "redis/mock_store.h"
 #include "scenario/load.h"
 #include "world/deployment.h"

@@ -23,7 +23,7 @@
 #include "app/exit_codes.h"
 #include "cli_dir.h"
 #include "core/sha1.h"
-#include "redis/real_store.h"
+#include "real/real_store.h"
 #include "signal_run.h"
 
 using namespace rlsim;

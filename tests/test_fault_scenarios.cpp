@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "app/run.h"
+#include "engine/run.h"
 #include "report/result_json.h"
 #include "scenario/load.h"
 

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
-#include "app/faults.h"
-#include "app/run.h"
+#include "engine/faults.h"
+#include "engine/run.h"
 #include "report/result_json.h"
 #include "scenario/load.h"
 #include "strategy/registry.h"

@@ -4,9 +4,9 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "app/commands.h"
 #include "app/live.h"
 #include "cli_dir.h"
+#include "engine/commands.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;

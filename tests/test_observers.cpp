@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "app/run.h"
+#include "engine/run.h"
 #include "scenario/load.h"
 
 using namespace rlsim;

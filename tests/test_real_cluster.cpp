@@ -11,14 +11,14 @@
 #include <map>
 #include <string>
 
-#include "app/backend.h"
-#include "app/cluster_backend.h"
-#include "app/commands.h"
 #include "app/exit_codes.h"
-#include "app/run.h"
+#include "engine/commands.h"
+#include "engine/run.h"
+#include "real/backend.h"
+#include "real/cluster_backend.h"
+#include "real/real_cluster.h"
 #include "real_redis_env.h"
 #include "redis/cluster_slots.h"
-#include "redis/real_cluster.h"
 #include "redis_direct.h"
 #include "report/result_json.h"
 

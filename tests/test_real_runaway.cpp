@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "app/exit_codes.h"
-#include "app/run.h"
 #include "cli_dir.h"
+#include "engine/run.h"
 #include "private_redis.h"
 #include "real_redis_env.h"
 #include "redis_direct.h"
@@ -149,7 +149,7 @@ TEST_CASE("a call answered BUSY: the running script is killed, the run stops wit
     session.finish();
     FAIL("the run went on while the server answered BUSY");
   } catch (const RunError& e) {
-    CHECK(e.exit_code == exit_code::kScriptError);
+    CHECK(exit_code_of(e) == exit_code::kScriptError);
     CHECK_THAT(e.what(),
                Contains("redis_fixed_window: Redis at " + url_of(port) + " answered BUSY") &&
                    Contains("rlsim stopped it with SCRIPT KILL"));

@@ -10,14 +10,14 @@
 #include <map>
 #include <string>
 
-#include "app/backend.h"
-#include "app/commands.h"
 #include "app/conformance.h"
 #include "app/exit_codes.h"
-#include "app/run.h"
+#include "engine/commands.h"
+#include "engine/run.h"
+#include "real/backend.h"
+#include "real/real_store.h"
 #include "real_redis_env.h"
 #include "redis/mock_store.h"
-#include "redis/real_store.h"
 #include "redis/time_commands.h"
 #include "redis_direct.h"
 

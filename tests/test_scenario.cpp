@@ -1,6 +1,6 @@
-// Scenario validation (scenario/load.cpp and resolve_strategies in app/run.cpp): a valid file gets
-// the documented defaults (docs/scenario-format.md), and every bad input is rejected with one line
-// naming the file, the exact JSON path and what was expected.
+// Scenario validation (scenario/load.cpp and resolve_strategies in engine/run.cpp): a valid file
+// gets the documented defaults (docs/scenario-format.md), and every bad input is rejected with one
+// line naming the file, the exact JSON path and what was expected.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "app/run.h"
+#include "engine/run.h"
 #include "scenario/load.h"
 
 using namespace rlsim;

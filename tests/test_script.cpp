@@ -8,9 +8,9 @@
 #include <cstdlib>
 
 #include "core/sha1.h"
+#include "real/redis_wire.h"
 #include "real_redis_env.h"
 #include "redis/mock_store.h"
-#include "redis/redis_wire.h"
 #include "strategy/registry.h"
 #include "strategy/script.h"
 

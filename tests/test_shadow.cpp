@@ -1,4 +1,4 @@
-// Shadow mode ("mode": "shadow", app/shadow.h, report/shadow_report.h): the run admits every
+// Shadow mode ("mode": "shadow", engine/shadow.h, report/shadow_report.h): the run admits every
 // request, counts what the strategy would have denied, and compares it with the enforcing run of
 // the same strategy request by request.
 #include <catch2/catch.hpp>

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "app/interrupt.h"
-#include "app/run.h"
 #include "cli_dir.h"
+#include "engine/run.h"
 #include "scenario/load.h"
 #include "signal_run.h"
 

@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "app/commands.h"
 #include "app/interrupt.h"
-#include "app/run.h"
 #include "app/seeds.h"
 #include "cli_dir.h"
+#include "engine/commands.h"
+#include "engine/run.h"
 #include "report/partial.h"
 #include "scenario/load.h"
 #include "signal_run.h"

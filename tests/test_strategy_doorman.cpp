@@ -5,7 +5,7 @@
 // headline numbers of scenarios/doorman.json.
 #include <catch2/catch.hpp>
 
-#include "app/run.h"
+#include "engine/run.h"
 #include "scenario/load.h"
 #include "strategy_harness.h"
 

@@ -5,7 +5,7 @@
 // headline numbers of scenarios/envoy-ratelimit.json.
 #include <catch2/catch.hpp>
 
-#include "app/run.h"
+#include "engine/run.h"
 #include "strategy_harness.h"
 #include "test_util.h"
 

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <limits>
 
-#include "app/expect.h"
+#include "engine/expect.h"
 #include "report/report.h"
 #include "strategy_harness.h"
 #include "test_util.h"

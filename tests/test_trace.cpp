@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "app/commands.h"
 #include "app/trace.h"
 #include "cli_dir.h"
+#include "engine/commands.h"
 #include "scenario/load.h"
 
 using namespace rlsim;
@@ -246,7 +246,7 @@ TEST_CASE("trace: a file that cannot be opened is a RunError with the output exi
     TraceFile file(TraceOptions{path, 1, kBytesPerMb}, messages);
     FAIL("opened " << path);
   } catch (const RunError& e) {
-    CHECK(e.exit_code == exit_code::kOutputError);
+    CHECK(exit_code_of(e) == exit_code::kOutputError);
     CHECK(std::string(e.what()) ==
           "cannot open the trace file " + path + ": No such file or directory");
   }

@@ -2,7 +2,7 @@
 // Helpers shared by the tests: small scenarios from JSON text, and running them.
 #include <string>
 
-#include "app/run.h"
+#include "engine/run.h"
 #include "scenario/load.h"
 
 namespace rlsim::testing {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "app/expect.h"
+#include "engine/expect.h"
 
 namespace rlsim {
 

@@ -16,8 +16,8 @@
 #include <unordered_map>
 
 #include "app/exit_codes.h"
-#include "app/run.h"
 #include "core/rng.h"
+#include "engine/run.h"
 
 namespace rlsim {
 namespace {

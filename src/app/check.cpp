@@ -10,12 +10,12 @@
 #include <sstream>
 
 #include "app/baseline.h"
-#include "app/commands.h"
 #include "app/exit_codes.h"
-#include "app/expect.h"
 #include "app/interrupt.h"
-#include "app/run.h"
 #include "core/terminal_text.h"
+#include "engine/commands.h"
+#include "engine/expect.h"
+#include "engine/run.h"
 
 namespace rlsim {
 
@@ -86,7 +86,7 @@ void check_seed(const LoadedScenario& loaded, std::uint64_t seed, const CheckOpt
       throw Interrupted(fmt::format("interrupted (SIGINT) while running {} {}: no verdict",
                                     loaded.file, strategy.label));
     if (const auto& lost = run.strategies.back().redis_lost)  // no verdict on failed calls
-      throw RunError(*lost, exit_code::kRedisUnavailable);
+      throw RunError(*lost, RunErrorKind::kRedisUnavailable);
     if (!options.check_determinism) continue;
     CheckCase c;
     c.name = "determinism " + strategy.label;

@@ -15,20 +15,20 @@
 #include <string>
 #include <vector>
 
-#include "app/backend.h"
 #include "app/check.h"
-#include "app/cluster_backend.h"
-#include "app/commands.h"
 #include "app/exit_codes.h"
-#include "app/expect.h"
 #include "app/interrupt.h"
 #include "app/live.h"
 #include "app/parallel.h"
 #include "app/report_files.h"
-#include "app/run.h"
 #include "app/seeds.h"
 #include "app/subcommand.h"
 #include "app/trace.h"
+#include "engine/commands.h"
+#include "engine/expect.h"
+#include "engine/run.h"
+#include "real/backend.h"
+#include "real/cluster_backend.h"
 #include "report/openmetrics.h"
 
 namespace rlsim {

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "app/exit_codes.h"
-#include "app/run.h"
 #include "app/subcommand.h"
+#include "engine/run.h"
 
 namespace rlsim {
 

@@ -7,14 +7,14 @@
 #include <chrono>
 #include <iostream>
 
-#include "app/backend.h"
-#include "app/cluster_backend.h"
-#include "app/commands.h"
 #include "app/exit_codes.h"
-#include "app/run.h"
 #include "core/sha1.h"
+#include "engine/commands.h"
+#include "engine/run.h"
+#include "real/backend.h"
+#include "real/cluster_backend.h"
+#include "real/real_store.h"
 #include "redis/mock_store.h"
-#include "redis/real_store.h"
 
 namespace rlsim {
 
@@ -677,7 +677,7 @@ int command_conformance(const ConformanceOptions& options) {
       real = make_real_store(target);
     } catch (const RunError& e) {
       std::cerr << "rlsim: " << e.what() << "\n";
-      return e.exit_code;
+      return exit_code_of(e);
     }
     std::cout << fmt::format("conformance against {}\n", real->wire().describe());
     differences += compare_corpus(*real, options.verbose);

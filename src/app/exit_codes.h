@@ -1,10 +1,7 @@
 #pragma once
-// rlsim's exit codes (documented in README.md, docs/cli.md and docs/ci.md), and the error that
-// carries one out of a run. Any command file includes this without including the run.
-#include <stdexcept>
-#include <string>
-
-#include "core/terminal_text.h"
+// rlsim's exit codes (documented in README.md, docs/cli.md and docs/ci.md), and the one each
+// engine error (engine/run_error.h) maps to. Any command file includes this without the run.
+#include "engine/run_error.h"
 
 namespace rlsim::exit_code {
 constexpr int kOk = 0;
@@ -22,16 +19,19 @@ constexpr int kInterrupted =
 
 namespace rlsim {
 
-// A run that cannot finish because of something the user supplied (a Lua script that fails to
-// compile or exceeds its budget, a Redis that cannot be used). `exit_code` is the documented
-// code to exit with (exit_code::k*).
-class RunError : public std::runtime_error {
- public:
-  // The message may quote a script's error or a server's reply: its control characters are
-  // escaped (core/terminal_text.h), since main prints it on a terminal.
-  RunError(const std::string& message, int code)
-      : std::runtime_error(escape_controls(message)), exit_code(code) {}
-  int exit_code;
-};
+// The exit code of a run stopped by `error` (engine/run_error.h).
+inline int exit_code_of(const RunError& error) {
+  switch (error.kind) {
+    case RunErrorKind::kBadInput:
+      return exit_code::kBadInput;
+    case RunErrorKind::kOutput:
+      return exit_code::kOutputError;
+    case RunErrorKind::kScript:
+      return exit_code::kScriptError;
+    case RunErrorKind::kRedisUnavailable:
+      return exit_code::kRedisUnavailable;
+  }
+  return exit_code::kInternal;
+}
 
 }  // namespace rlsim

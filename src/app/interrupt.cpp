@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <asio.hpp>
 #include <atomic>
 #include <csignal>
@@ -15,13 +14,7 @@
 namespace rlsim {
 namespace {
 
-std::atomic<bool> watching{false};
-std::atomic<bool> stop_flag{false};
 std::atomic<void (*)()> hard_exit_hook{nullptr};
-
-// The virtual time between two looks at the stop flag: small enough that a dense run reacts within
-// a fraction of a second of wall time, large enough that the extra steps cost nothing.
-constexpr DurationUs kSliceUs = 100'000;
 
 void say(const char* text) {
   // write(2): stderr is unbuffered and this thread must not interleave with iostreams' locks.
@@ -41,7 +34,7 @@ struct InterruptWatch::Impl {
     signals.async_wait([this](const asio::error_code& error, int) {
       if (error) return;  // cancelled: the watch is going away
       if (++count == 1) {
-        stop_flag = true;
+        request_stop();
         say("\nrlsim: interrupted (SIGINT): stopping the run at the current virtual time and "
             "writing a partial report; press Ctrl-C again to quit at once\n");
         wait();
@@ -55,14 +48,13 @@ struct InterruptWatch::Impl {
 };
 
 InterruptWatch::InterruptWatch() : impl_(std::make_unique<Impl>()) {
-  stop_flag = false;
+  set_stop_listening(true);  // clears the flag before any SIGINT can set it
   impl_->wait();
   impl_->thread = std::thread([impl = impl_.get()] { impl->io.run(); });
-  watching = true;
 }
 
 InterruptWatch::~InterruptWatch() {
-  watching = false;
+  set_stop_listening(false);
   asio::error_code ignored;
   impl_->signals.cancel(ignored);
   impl_->signals.clear(ignored);  // SIGINT back to its default action
@@ -71,23 +63,5 @@ InterruptWatch::~InterruptWatch() {
 }
 
 void set_hard_exit_hook(void (*hook)()) { hard_exit_hook = hook; }
-
-bool stop_requested() { return stop_flag.load(std::memory_order_relaxed); }
-void request_stop() { stop_flag = true; }
-
-bool watch_live() { return watching; }
-
-bool step_interruptible(TimeUs from_us, TimeUs until_us, const std::function<void(TimeUs)>& step) {
-  if (!watching) {
-    step(until_us);
-    return true;
-  }
-  for (TimeUs step_us = from_us; step_us < until_us;) {
-    if (stop_requested()) return false;
-    step_us = std::min(until_us, step_us + kSliceUs);
-    step(step_us);
-  }
-  return !stop_requested();
-}
 
 }  // namespace rlsim

@@ -1,13 +1,13 @@
 #pragma once
 // Watching a run as it happens (`rlsim run --live`, docs/cli.md#live-mode), and a progress line on
-// stderr for long ordinary runs. Both drive StrategySession (app/run.h) in steps of virtual time;
-// only this layer looks at the wall clock, and only to decide when to take the next step, so the
-// results (and the report files) are exactly those of an ordinary run.
+// stderr for long ordinary runs. Both drive StrategySession (engine/run.h) in steps of virtual
+// time; only this layer looks at the wall clock, and only to decide when to take the next step, so
+// the results (and the report files) are exactly those of an ordinary run.
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "app/run.h"
+#include "engine/run.h"
 
 namespace rlsim {
 

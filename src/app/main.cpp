@@ -11,10 +11,12 @@
 #include "app/exit_codes.h"
 #include "app/interrupt.h"
 #include "app/subcommand.h"
+#include "real/backend.h"
 #include "scenario/load.h"
 
 int main(int argc, char** argv) {
   using namespace rlsim;
+  install_real_backend();  // runs may use a real Redis (--redis, redis.url)
   CommandLine line = build_command_line();
   CLI::App& app = *line.app;
 
@@ -42,7 +44,7 @@ int main(int argc, char** argv) {
     return exit_code::kInterrupted;
   } catch (const RunError& e) {
     std::cerr << "rlsim: " << e.what() << "\n";
-    return e.exit_code;
+    return exit_code_of(e);
   } catch (const std::exception& e) {
     std::cerr << "rlsim: internal error: " << e.what() << "\n";
     return exit_code::kInternal;

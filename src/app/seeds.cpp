@@ -10,11 +10,11 @@
 #include <map>
 
 #include "app/baseline.h"
-#include "app/commands.h"
-#include "app/expect.h"
 #include "app/interrupt.h"
 #include "app/parallel.h"
 #include "app/report_files.h"
+#include "engine/commands.h"
+#include "engine/expect.h"
 
 namespace rlsim {
 

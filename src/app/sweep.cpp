@@ -9,13 +9,13 @@
 #include <iostream>
 #include <sstream>
 
-#include "app/commands.h"
 #include "app/exit_codes.h"
-#include "app/expect.h"
 #include "app/parallel.h"
 #include "app/report_files.h"
 #include "app/seeds.h"
 #include "core/sha1.h"
+#include "engine/commands.h"
+#include "engine/expect.h"
 #include "report/svg_chart.h"
 
 namespace rlsim {

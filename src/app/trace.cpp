@@ -10,10 +10,10 @@
 #include <string_view>
 #include <utility>
 
-#include "app/commands.h"
 #include "app/exit_codes.h"
 #include "app/interrupt.h"
 #include "core/rng.h"
+#include "engine/commands.h"
 
 namespace rlsim {
 
@@ -106,7 +106,7 @@ TraceFile::TraceFile(TraceOptions options, std::ostream& messages)
   if (file_ == nullptr)
     throw RunError(
         fmt::format("cannot open the trace file {}: {}", options_.path, std::strerror(errno)),
-        exit_code::kOutputError);
+        RunErrorKind::kOutput);
   summary_.path = options_.path;
   summary_.sample_every = options_.sample_every;
   summary_.max_bytes = options_.max_bytes;

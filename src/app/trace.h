@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "app/run.h"
+#include "engine/run.h"
 #include "oracle/oracle.h"
 #include "world/catalog.h"
 
@@ -70,7 +70,7 @@ class TraceFormat {
 // The trace's file: written in whole lines up to the cap, then left as it is.
 class TraceFile {
  public:
-  // Creates or truncates options.path. Throws RunError (exit_code::kOutputError) naming the file
+  // Creates or truncates options.path. Throws RunError (kOutput) naming the file
   // and the system's reason when it cannot be opened; `messages` gets the line that says writing
   // stopped (the cap, or a failed write).
   TraceFile(TraceOptions options, std::ostream& messages);

@@ -39,7 +39,7 @@ struct AlertSeries {
 };
 
 // The evaluation step of a run of `duration_us`: one second, or longer for runs above 100,000 s,
-// the same step as the Redis nodes' series (app/faults.cpp), so both line up.
+// the same step as the Redis nodes' series (engine/faults.cpp), so both line up.
 DurationUs alert_step_us(DurationUs duration_us);
 
 class AlertWatch final : public DecisionObserver {

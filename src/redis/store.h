@@ -42,7 +42,7 @@ struct BackendReport {
   // Set when the connection failed and could not be made again by the end of the run (the server
   // is gone): why the last attempt failed ("Connection refused"), and the virtual time the failure
   // was noticed (on the simulated server's clock, less kEpochUnixUs). The run's numbers are void
-  // from then on: `rlsim run` reports the strategy as not run and exits 5 (app/run.cpp).
+  // from then on: `rlsim run` reports the strategy as not run and exits 5 (engine/run.cpp).
   std::string lost;
   TimeUs lost_at_us = 0;
   // Set when the store stopped the run because a script ran away on the server (it answered BUSY,

@@ -1,5 +1,5 @@
 #pragma once
-// Lines under the run's table for the fields app/faults.cpp adds to each strategy (the Redis
+// Lines under the run's table for the fields engine/faults.cpp adds to each strategy (the Redis
 // node, the resilience policy, each fault window). Pure function of the results.
 #include <string>
 

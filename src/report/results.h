@@ -16,7 +16,7 @@
 
 namespace rlsim {
 
-// A shadow run's would-be denials (`"mode": "shadow"`, app/shadow.h, docs/metrics.md).
+// A shadow run's would-be denials (`"mode": "shadow"`, engine/shadow.h, docs/metrics.md).
 struct ShadowResult {
   std::int64_t would_deny = 0;          // requests it would have denied (all of them admitted)
   std::int64_t would_deny_rightly = 0;  // ... that the ideal limiter denied too
@@ -44,7 +44,7 @@ struct StrategyResult {
   std::vector<std::pair<TimeUs, int>> instance_counts;  // (true time, active count) at each change
   nlohmann::ordered_json strategy_metrics =
       nlohmann::ordered_json::object();  // Strategy::write_metrics
-  // The Redis nodes, the error policy and the fault windows (app/faults.cpp), when the run
+  // The Redis nodes, the error policy and the fault windows (engine/faults.cpp), when the run
   // measured them.
   std::optional<RedisSideResult> redis_side;
   std::optional<ClockResult> clock;  // clock attribution and error series (docs/clocks.md)

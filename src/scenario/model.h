@@ -155,8 +155,8 @@ struct StrategySpec {
 
 // One entry of the scenario's `expect` list: an assertion on a metric of the JSON report (a field
 // path inside one strategy's object, e.g. "overshoot", "latency_us.p99", "limits.per_user.excess").
-// Evaluated by `rlsim check` (app/expect.h); the loader checks its form and that every label names
-// one of the scenario's strategies, but not the metric path, which only a report can resolve.
+// Evaluated by `rlsim check` (engine/expect.h); the loader checks its form and that every label
+// names one of the scenario's strategies, but not the metric path, which only a report can resolve.
 struct Expectation {
   enum class Kind {
     kBound,        // `strategy`'s metric within [min, max], or equal to `equals` +- tolerance

@@ -3,7 +3,7 @@
 // active, one row per type, and the FaultInjector that sets the Redis nodes' conditions and slow
 // periods, cuts instances off and crashes them. The scenario's row of a type (scenario/faults.cpp)
 // says how it is read; its row here how it acts. What a run measures around faults (the windows,
-// the report) is the app's (app/faults.h).
+// the report) is the app's (engine/faults.h).
 #include <cstdint>
 #include <functional>
 #include <vector>

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "app/run.h"
+#include "engine/run.h"
 #include "scenario/load.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

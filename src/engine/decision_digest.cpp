@@ -1,4 +1,4 @@
-#include "app/decision_digest.h"
+#include "engine/decision_digest.h"
 
 namespace rlsim {
 

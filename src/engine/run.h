@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "app/decision_digest.h"
-#include "app/exit_codes.h"
+#include "engine/decision_digest.h"
+#include "engine/run_error.h"
 #include "report/report.h"
 #include "scenario/load.h"
 #include "strategy/registry.h"
@@ -37,7 +37,7 @@ StrategyResult run_strategy(const Scenario& scenario, const ResolvedStrategy& st
                             std::uint64_t seed, std::vector<DecisionRecord>* trace = nullptr);
 
 // The stand-in result of `strategy` when the real Redis could not be used as it was to start
-// (`error`, exit_code::kRedisUnavailable) after other strategies finished: marked redis_lost, so
+// (`error` of kind kRedisUnavailable) after other strategies finished: marked redis_lost, so
 // that `rlsim run` reports those and marks this one and the rest as not run (mark_partial).
 // Rethrows any other error.
 StrategyResult redis_lost_before(const ResolvedStrategy& strategy, const RunError& error);

@@ -1,4 +1,4 @@
-#include "app/region_run.h"
+#include "engine/region_run.h"
 
 #include "report/rounding.h"
 

@@ -1,9 +1,9 @@
-#include "app/faults.h"
+#include "engine/faults.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "app/cluster_run.h"
+#include "engine/cluster_run.h"
 #include "report/rounding.h"
 #include "strategy/resilience.h"
 

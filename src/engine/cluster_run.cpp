@@ -1,9 +1,9 @@
-#include "app/cluster_run.h"
+#include "engine/cluster_run.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "app/exit_codes.h"
+#include "engine/run_error.h"
 #include "redis/mock_store.h"
 #include "report/rounding.h"
 
@@ -22,7 +22,7 @@ std::unique_ptr<RedisCluster> make_embedded_cluster(const Scenario& scenario, Si
   if (!scenario.redis.url.empty())
     throw RunError(
         "redis.cluster is the embedded cluster and cannot run against one real Redis (--redis)",
-        exit_code::kBadInput);
+        RunErrorKind::kBadInput);
   // Each node its own keyspace and Lua state: a script is loaded per node, as on real masters.
   const NodeStoreFactory embedded = [](int) { return std::make_shared<MockStore>(); };
   ClusterLayout layout = ClusterLayout::even(scenario.redis.cluster_nodes);

@@ -1,4 +1,4 @@
-#include "app/run.h"
+#include "engine/run.h"
 
 #include <fmt/format.h>
 
@@ -9,16 +9,15 @@
 #include <memory>
 #include <optional>
 
-#include "app/backend.h"
-#include "app/clock_report.h"
-#include "app/cluster_backend.h"
-#include "app/cluster_run.h"
-#include "app/exit_codes.h"
-#include "app/faults.h"
-#include "app/interrupt.h"
-#include "app/region_run.h"
-#include "app/shadow.h"
 #include "core/simulator.h"
+#include "engine/clock_report.h"
+#include "engine/cluster_run.h"
+#include "engine/faults.h"
+#include "engine/region_run.h"
+#include "engine/run_error.h"
+#include "engine/shadow.h"
+#include "engine/stop.h"
+#include "engine/store_source.h"
 #include "oracle/alert_series.h"
 #include "oracle/oracle.h"
 #include "world/deployment.h"
@@ -64,7 +63,7 @@ void pair_shadow_strategies(std::vector<ResolvedStrategy>& resolved) {
 }  // namespace
 
 StrategyResult redis_lost_before(const ResolvedStrategy& strategy, const RunError& error) {
-  if (error.exit_code != exit_code::kRedisUnavailable) throw error;
+  if (error.kind != RunErrorKind::kRedisUnavailable) throw error;
   StrategyResult lost;
   lost.label = strategy.label;
   lost.name = strategy.info->name;
@@ -105,7 +104,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
       : scenario_(scenario),
         catalog_(scenario),
         deployment_(
-            scenario, sim_, make_store(scenario),
+            scenario, sim_, store_source().make_store(scenario),
             [&](DataStore& store) { return make_cluster(scenario, store, seed, sim_); }, seed),
         pool_(scenario.instances, scenario.balancer, seed),
         strategy_(strategy.info->make(StrategyEnv{sim_, deployment_.front(), scenario.limits,
@@ -174,7 +173,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
 
   // Stops the traffic at the current virtual time (requests arriving later are not sent), decides
   // the requests in flight, and returns the result so far: that of the same scenario cut at this
-  // time, when nothing is scheduled after it but traffic (app/interrupt.h).
+  // time, when nothing is scheduled after it but traffic (engine/stop.h).
   StrategyResult stop() {
     stopped_at_us_ = sim_.now();
     result_.stopped_at_us = stopped_at_us_;
@@ -192,7 +191,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     RLSIM_CHECK(deployment_.in_flight() == 0);
     if (!strategy_->fatal_error().empty())
       throw RunError(fmt::format("{}: {}", result_.label, strategy_->fatal_error()),
-                     exit_code::kScriptError);
+                     RunErrorKind::kScript);
     oracle_.close_series();
     result_.totals = oracle_.totals();
     strategy_->write_metrics(result_.strategy_metrics);
@@ -204,9 +203,9 @@ class StrategyRun final : public RequestSink, public EventTarget {
     result_.redis_keys_at_end = redis.keys;
     result_.backend = deployment_.store().backend_report();
     if (const auto& backend = result_.backend) {
-      if (!backend->stopped.empty())  // a runaway script (redis/real_store.cpp)
+      if (!backend->stopped.empty())  // a runaway script (real/real_store.cpp)
         throw RunError(fmt::format("{}: {}", result_.label, backend->stopped),
-                       exit_code::kScriptError);
+                       RunErrorKind::kScript);
       if (!backend->lost.empty()) result_.redis_lost = redis_lost_text(*backend, result_.label);
     }
     result_.clock = clock_watch_.report(pool_, end_us);
@@ -271,7 +270,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     const RedisTiming timing = redis_timing(scenario.redis);
     if (scenario.redis.cluster_url.empty())
       return make_embedded_cluster(scenario, sim, timing, seed);
-    return make_real_cluster_nodes(store, sim, timing, seed);
+    return store_source().make_real_cluster_nodes(store, sim, timing, seed);
   }
 
   static std::vector<BucketShape> bucket_shapes(const Scenario& scenario,

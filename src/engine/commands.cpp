@@ -1,4 +1,4 @@
-#include "app/commands.h"
+#include "engine/commands.h"
 
 #include <fmt/format.h>
 

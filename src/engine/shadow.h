@@ -1,6 +1,6 @@
 #pragma once
 // Shadow mode (`"mode": "shadow"` on a strategy entry): the run admits every request whatever the
-// strategy decided (app/run.cpp marks such a decision Outcome::would_deny), and this observer
+// strategy decided (engine/run.cpp marks such a decision Outcome::would_deny), and this observer
 // counts the would-be denials against an ideal limiter of its own, and records each request's
 // decision when the report compares the run with its enforcing partner (docs/metrics.md, "Shadow
 // mode").

@@ -22,8 +22,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "real/redis_wire.h"
 #include "redis/mock_store.h"
-#include "redis/redis_wire.h"
 #include "redis/store.h"
 
 namespace rlsim {
@@ -43,7 +43,7 @@ struct RealStoreOptions {
   RedisUrl url;
   bool keep_keys = false;  // leave the run's keys behind (they still expire, a day later)
   // How long to wait for a reply (or a write) before the connection counts as failed: a server
-  // that stops answering must not hang the run (RLSIM_REDIS_IO_TIMEOUT_MS, app/backend.cpp).
+  // that stops answering must not hang the run (RLSIM_REDIS_IO_TIMEOUT_MS, real/backend.cpp).
   int io_timeout_ms = 10'000;
 };
 
@@ -55,7 +55,7 @@ class RealStore final : public DataStore {
  public:
   // Connects to options.url; throws RedisUnreachable.
   explicit RealStore(const RealStoreOptions& options);
-  // Over `wire` (e.g. a Redis Cluster, redis/real_cluster.h); options.url is then unused.
+  // Over `wire` (e.g. a Redis Cluster, real/real_cluster.h); options.url is then unused.
   RealStore(const RealStoreOptions& options, std::unique_ptr<RedisWire> wire);
   // Deletes the run's keys (unless keep_keys) and disconnects.
   ~RealStore() override;
@@ -70,7 +70,7 @@ class RealStore final : public DataStore {
   std::size_t count_keys(TimeUs now_us, bool (*keep)(const std::string&, const void*),
                          const void* context = nullptr) const;
   // The simulated node the next calls come from, when several simulated cluster nodes share this
-  // store: each node has its own script cache, as each master has (app/cluster_backend.h).
+  // store: each node has its own script cache, as each master has (real/cluster_backend.h).
   void set_node(int node) { node_ = node; }
   std::shared_ptr<DataStore> node_view(
       int node, const std::function<bool(const std::string&)>& owns) override;

@@ -1,4 +1,4 @@
-#include "app/expect.h"
+#include "engine/expect.h"
 
 #include <fmt/format.h>
 

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "core/simulator.h"
+#include "real/real_store.h"
 #include "redis/cluster.h"
-#include "redis/real_store.h"
 
 namespace rlsim {
 

@@ -1,4 +1,4 @@
-#include "app/clock_report.h"
+#include "engine/clock_report.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "redis/redis_wire.h"
+#include "real/redis_wire.h"
 
 #include <fmt/format.h>
 #include <hiredis/sds.h>

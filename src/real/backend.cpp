@@ -1,13 +1,13 @@
-#include "app/backend.h"
+#include "real/backend.h"
 
 #include <charconv>
 #include <cstdlib>
 #include <string_view>
 
-#include "app/cluster_backend.h"
-#include "app/exit_codes.h"
+#include "engine/run_error.h"
+#include "real/cluster_backend.h"
+#include "real/real_store.h"
 #include "redis/mock_store.h"
-#include "redis/real_store.h"
 
 namespace rlsim {
 
@@ -20,16 +20,28 @@ int io_timeout_ms() {
     const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), ms);
     if (ec != std::errc() || ptr != value.data() + value.size() || ms < 1 || ms > 3'600'000)
       throw RunError("RLSIM_REDIS_IO_TIMEOUT_MS: expected milliseconds from 1 to 3600000",
-                     exit_code::kBadInput);
+                     RunErrorKind::kBadInput);
   }
   return ms;
 }
 }  // namespace
 
-std::unique_ptr<DataStore> make_store(const Scenario& scenario) {
+std::unique_ptr<DataStore> RealStoreSource::make_store(const Scenario& scenario) const {
   if (scenario.redis.url.empty() && scenario.redis.cluster_url.empty())
     return std::make_unique<MockStore>();
   return make_real_store(scenario.redis);
+}
+
+std::unique_ptr<RedisCluster> RealStoreSource::make_real_cluster_nodes(DataStore& store,
+                                                                       Simulator& sim,
+                                                                       const RedisTiming& timing,
+                                                                       std::uint64_t seed) const {
+  return rlsim::make_real_cluster_nodes(store, sim, timing, seed);
+}
+
+void install_real_backend() {
+  static const RealStoreSource source;
+  install_store_source(source);
 }
 
 std::unique_ptr<RealStore> make_real_store(const RedisSpec& redis) {
@@ -37,13 +49,13 @@ std::unique_ptr<RealStore> make_real_store(const RedisSpec& redis) {
     return make_cluster_store(redis.cluster_url, redis.keep_keys, io_timeout_ms());
   std::string error;
   const auto url = parse_redis_url(redis.url, error);
-  if (!url) throw RunError(error, exit_code::kBadInput);
+  if (!url) throw RunError(error, RunErrorKind::kBadInput);
   RealStoreOptions options{*url, redis.keep_keys};
   options.io_timeout_ms = io_timeout_ms();
   try {
     return std::make_unique<RealStore>(options);
   } catch (const RedisUnreachable& e) {
-    throw RunError(e.what(), exit_code::kRedisUnavailable);
+    throw RunError(e.what(), RunErrorKind::kRedisUnavailable);
   }
 }
 

@@ -1,4 +1,4 @@
-#include "redis/real_store.h"
+#include "real/real_store.h"
 
 #include <fmt/format.h>
 

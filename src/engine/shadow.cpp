@@ -1,4 +1,4 @@
-#include "app/shadow.h"
+#include "engine/shadow.h"
 
 #include "core/check.h"
 

@@ -15,7 +15,7 @@
 namespace rlsim {
 
 // A cluster of scenario.redis.cluster_nodes masters with embedded stores (a MockStore each), or
-// null when the scenario has one plain server. Throws RunError (exit_code::kBadInput) when the
+// null when the scenario has one plain server. Throws RunError (kBadInput) when the
 // scenario also names a real Redis (--redis): one real server cannot stand in for a cluster.
 std::unique_ptr<RedisCluster> make_embedded_cluster(const Scenario& scenario, Simulator& sim,
                                                     const RedisTiming& timing, std::uint64_t seed);

@@ -1,10 +1,10 @@
-#include "app/cluster_backend.h"
+#include "real/cluster_backend.h"
 
 #include <algorithm>
 
-#include "app/exit_codes.h"
+#include "engine/run_error.h"
+#include "real/real_cluster.h"
 #include "redis/cluster_slots.h"
-#include "redis/real_cluster.h"
 
 namespace rlsim {
 
@@ -13,9 +13,9 @@ std::unique_ptr<RealStore> make_cluster_store(const std::string& seeds, bool kee
   try {
     return make_real_cluster_store(seeds, keep_keys, io_timeout_ms);
   } catch (const std::invalid_argument& e) {
-    throw RunError(e.what(), exit_code::kBadInput);
+    throw RunError(e.what(), RunErrorKind::kBadInput);
   } catch (const RedisUnreachable& e) {
-    throw RunError(e.what(), exit_code::kRedisUnavailable);
+    throw RunError(e.what(), RunErrorKind::kRedisUnavailable);
   }
 }
 

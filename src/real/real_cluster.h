@@ -16,9 +16,9 @@
 #include <unordered_set>
 #include <vector>
 
+#include "real/real_store.h"
+#include "real/redis_wire.h"
 #include "redis/cluster_slots.h"
-#include "redis/real_store.h"
-#include "redis/redis_wire.h"
 
 namespace rlsim {
 

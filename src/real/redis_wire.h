@@ -2,7 +2,7 @@
 // The byte stream under RealStore: where its (already translated) commands go and where their
 // replies come from, in the order they were appended. One connection to one server (SingleWire,
 // here), or one connection per master of a Redis Cluster with routing by hash slot
-// (ClusterWire, redis/real_cluster.h). RealStore owns the translation (key prefix, virtual-clock
+// (ClusterWire, real/real_cluster.h). RealStore owns the translation (key prefix, virtual-clock
 // TTLs, the script cache), so both backends translate identically.
 #include <hiredis/hiredis.h>
 
@@ -14,7 +14,7 @@
 
 namespace rlsim {
 
-// redis://[user[:password]@]host:port[/db] (parsed by parse_redis_url, redis/real_store.h).
+// redis://[user[:password]@]host:port[/db] (parsed by parse_redis_url, real/real_store.h).
 struct RedisUrl {
   std::string host;
   int port = 6379;

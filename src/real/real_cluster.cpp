@@ -1,4 +1,4 @@
-#include "redis/real_cluster.h"
+#include "real/real_cluster.h"
 
 #include <fmt/format.h>
 #include <hiredis/sds.h>
