@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "app/exit_codes.h"
 #include "app/trace.h"
 #include "cli_dir.h"
 #include "engine/commands.h"
