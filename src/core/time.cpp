@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/parse_double.h"
+
 namespace rlsim {
 namespace {
 
@@ -68,7 +70,7 @@ std::optional<double> parse_rate_per_s(std::string_view text) {
   if (slash == std::string_view::npos || slash == 0) return std::nullopt;
   double count = 0;
   const auto number = text.substr(0, slash);
-  auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), count);
+  auto [ptr, ec] = from_chars_double(number.data(), number.data() + number.size(), count);
   if (ec != std::errc() || ptr != number.data() + number.size() || !std::isfinite(count)) {
     return std::nullopt;
   }

@@ -12,6 +12,7 @@
 #include <lua.hpp>
 
 #include "core/check.h"
+#include "core/parse_double.h"
 #include "core/sha1.h"
 
 // Lua 5.1 reports errors with longjmp. Every C function below that can raise (lua_error,
@@ -364,7 +365,7 @@ bool parse_plain_decimal(std::string_view chars, double& value) {
   // from_chars rounds correctly, as glibc's strtod does; it refuses what would overflow or
   // underflow, which then takes Lua's path.
   double parsed = 0;
-  const auto [parsed_end, ec] = std::from_chars(text, end, parsed);
+  const auto [parsed_end, ec] = from_chars_double(text, end, parsed);
   if (ec != std::errc() || parsed_end != end) return false;
   value = parsed;
   return true;
@@ -947,11 +948,17 @@ std::size_t format_g17(double value, char (&out)[kDoubleChars]) {
     const auto [end, ec] = std::to_chars(out, out + kDoubleChars, static_cast<std::int64_t>(value));
     return static_cast<std::size_t>(end - out);
   }
+#ifdef __EMSCRIPTEN__
+  // The WebAssembly build's libc++ has no floating-point to_chars; its printf rounds as glibc's.
+  const int size = std::snprintf(out, kDoubleChars, "%.17g", value);
+  return static_cast<std::size_t>(size);
+#else
   // The C++ standard defines to_chars with a precision as printf's "%.*g" in the C locale.
   const auto [end, ec] =
       std::to_chars(out, out + kDoubleChars, value, std::chars_format::general, 17);
   RLSIM_CHECK(ec == std::errc());
   return static_cast<std::size_t>(end - out);
+#endif
 }
 
 std::string format_double(double value) {

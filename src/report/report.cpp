@@ -131,6 +131,8 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
                    {"windows", windows},
                    {"truncated", totals.series_truncated},
                    {"instances", instances}};
+  // The same decisions give the same digest, whichever build made them (the CLI, the page).
+  out["decision_digest"] = fmt::format("{:016x}", result.decision_digest);
   return out;
 }
 

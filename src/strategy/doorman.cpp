@@ -24,6 +24,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "core/parse_double.h"
 #include "strategy/registry.h"
 #include "strategy/reply_check.h"
 #include "strategy/script.h"
@@ -203,7 +204,7 @@ DurationUs backoff_us(int retries) {
 
 std::optional<double> parse_double(const std::string& text) {
   double value = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const auto [ptr, ec] = from_chars_double(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
   return value;
 }

@@ -1,0 +1,58 @@
+# The dependencies of the WebAssembly build (emcmake cmake, src/web/build.sh): fmt and nlohmann/json
+# from Debian's headers, header-only, and Lua 5.1 compiled from Debian's patched source package
+# (RLSIM_LUA_SOURCE_DIR, fetched by src/web/build.sh with `apt-get source lua5.1`). Only those two
+# folders of /usr/include are visible to the compiler, never the host's C library headers.
+set(RLSIM_LUA_SOURCE_DIR "" CACHE PATH "Lua 5.1 sources, Debian's source package lua5.1 with its patches")
+if(NOT EXISTS "${RLSIM_LUA_SOURCE_DIR}/src/lapi.c")
+  message(FATAL_ERROR "RLSIM_LUA_SOURCE_DIR must name the lua5.1 source package's folder "
+                      "(src/web/build.sh fetches it), not '${RLSIM_LUA_SOURCE_DIR}'")
+endif()
+enable_language(C)
+
+set(RLSIM_HOST_HEADERS ${CMAKE_BINARY_DIR}/host-include)
+file(MAKE_DIRECTORY ${RLSIM_HOST_HEADERS})
+foreach(dir fmt nlohmann)
+  if(NOT EXISTS /usr/include/${dir})
+    message(FATAL_ERROR "/usr/include/${dir} is missing: install libfmt-dev and nlohmann-json3-dev")
+  endif()
+  file(CREATE_LINK /usr/include/${dir} ${RLSIM_HOST_HEADERS}/${dir} SYMBOLIC)
+endforeach()
+add_library(fmt::fmt INTERFACE IMPORTED)
+target_include_directories(fmt::fmt INTERFACE ${RLSIM_HOST_HEADERS})
+target_compile_definitions(fmt::fmt INTERFACE FMT_HEADER_ONLY)
+add_library(nlohmann_json::nlohmann_json INTERFACE IMPORTED)
+target_include_directories(nlohmann_json::nlohmann_json INTERFACE ${RLSIM_HOST_HEADERS})
+
+# Lua 5.1 as Redis embeds it, as the native build links it (liblua5.1-0-dev): the library files
+# only (no interpreter, compiler or lua.c's main).
+file(GLOB lua_sources ${RLSIM_LUA_SOURCE_DIR}/src/*.c)
+list(FILTER lua_sources EXCLUDE REGEX "/(lua|luac|print)\\.c$")
+add_library(rlsim_lua51 STATIC ${lua_sources})
+
+set(RLSIM_LUA_HEADERS ${CMAKE_BINARY_DIR}/lua-include)
+file(MAKE_DIRECTORY ${RLSIM_LUA_HEADERS})
+foreach(header lua.h luaconf.h lualib.h lauxlib.h)
+  file(COPY ${RLSIM_LUA_SOURCE_DIR}/src/${header} DESTINATION ${RLSIM_LUA_HEADERS})
+endforeach()
+file(COPY ${RLSIM_LUA_SOURCE_DIR}/etc/lua.hpp DESTINATION ${RLSIM_LUA_HEADERS})
+# Debian's module_paths patch makes luaconf.h include the multiarch triplet for package.path;
+# the embedded Lua has no package library in use (Redis's sandbox), so any name does.
+file(WRITE ${RLSIM_LUA_HEADERS}/lua5.1-deb-multiarch.h
+     "#define DEB_HOST_MULTIARCH \"wasm32-emscripten\"\n")
+target_include_directories(rlsim_lua51 SYSTEM PUBLIC ${RLSIM_LUA_HEADERS})
+target_compile_definitions(rlsim_lua51 PRIVATE LUA_USE_POSIX)
+set(RLSIM_LUA rlsim_lua51)
+
+# Every C++ file: exceptions on (emscripten turns catching off by default; its JavaScript-based
+# exceptions, since WebAssembly's own with Lua compiled as C++ (LUAI_THROW) ran 2.3 times faster
+# but crashed on products-autoscale.json with "memory access out of bounds" in emscripten 3.1.6:
+# docs/performance.md), coroutines' symmetric
+# transfer as WebAssembly tail calls, and C++20's <coroutine> from src/web/compat (the libc++ of
+# emscripten 3.1.6 has only <experimental/coroutine>).
+add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fexceptions> -mtail-call)
+include_directories(BEFORE SYSTEM ${CMAKE_CURRENT_SOURCE_DIR}/src/web/compat)
+add_link_options(-fexceptions -mtail-call)
+# CMake 3.25 knows no WHOLE_ARCHIVE for emscripten's linker, which takes GNU ld's flags.
+set(CMAKE_LINK_LIBRARY_USING_WHOLE_ARCHIVE "LINKER:--whole-archive" "<LINK_ITEM>"
+    "LINKER:--no-whole-archive")
+set(CMAKE_LINK_LIBRARY_USING_WHOLE_ARCHIVE_SUPPORTED TRUE)
