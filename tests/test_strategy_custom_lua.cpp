@@ -147,6 +147,26 @@ TEST_CASE("custom_lua: allow_if compares with nil and strings, for slot-style li
         std::string::npos);
 }
 
+TEST_CASE(
+    "custom_lua: Redis's Lua libraries decide as on Redis; one the embedded Lua lacks stops") {
+  // A script that guards a library with pcall takes the branch Redis takes: cjson is there.
+  CHECK(decide("local ok, v = pcall(cjson.decode, '{\"n\": 1}') if ok then return v.n end "
+               "return 0",
+               "reply == 1") == "1");
+  CHECK(decide("return bit.band(7, 2)", "reply == 2") == "1");
+  // struct is not: the run stops with the reason, whether or not the read is caught.
+  for (const char* script :
+       {"return struct.pack('>I2', 1)",
+        "local ok = pcall(function() return struct.pack('>I2', 1) end) if ok then return 1 end "
+        "return 0"}) {
+    INFO(script);
+    const std::string fatal = decide(script, "reply == 1");
+    CHECK(fatal.find("fatal: script ") == 0);
+    CHECK(fatal.find(" used struct, which Redis has and the embedded Redis does not") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("custom_lua: an error reply is a Redis error, on_error decides") {
   ScriptDir dir("return redis.error_reply('LIMITER down')");
   for (const char* on_error : {"allow", "deny"}) {
