@@ -33,6 +33,8 @@ TEST_CASE("command_slot finds a command's keys and detects CROSSSLOT", "[cluster
   CHECK(command_slot({"MGET", "foo", "bar"}) == kCrossSlot);
   CHECK(command_slot({"MGET", "{bar}1", "{bar}2", "bar"}) == 5061);
   CHECK(command_slot({"MSET", "foo", "bar", "foo", "x"}) == 12182);  // values are not keys
+  CHECK(command_slot({"RENAME", "foo", "bar"}) == kCrossSlot);       // both names are keys
+  CHECK(command_slot({"RENAMENX", "{bar}1", "bar"}) == 5061);
   CHECK(command_slot({"EVALSHA", "abc", "2", "rl:{user:42}:tokens", "rl:{user:42}:ts", "foo"}) ==
         15880);  // ARGV ("foo") is not a key
   CHECK(command_slot({"EVALSHA", "abc", "2", "rl:user:42:tokens", "rl:user:42:ts"}) == kCrossSlot);

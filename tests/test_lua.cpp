@@ -384,3 +384,73 @@ TEST_CASE("[.bench] EVALSHA of the fixed-window script", "[.bench]") {
   std::printf("EVALSHA fixed window: %.0f ns per call\n", s * 1e9 / kCalls);
   CHECK(replies.at(0).type == Reply::Type::kInteger);
 }
+
+TEST_CASE("cjson and bit are Redis's, global and read-only") {
+  // Expected replies from redis-server 7.0.15 (the same scripts run on it in the conformance
+  // corpus, src/app/conformance.cpp).
+  MockStore store;
+  CHECK(eval(store, "return cjson.decode('[1,2,3]')") == "[(integer) 1, (integer) 2, (integer) 3]");
+  CHECK(eval(store,
+             "local t = cjson.decode('{\"count\":3,\"reset\":1700000000123}') "
+             "return {t.count, t.reset}") == "[(integer) 3, (integer) 1700000000123]");
+  CHECK(eval(store, "return cjson.encode({1, 'x', true, false, {a = 1}})") ==
+        R"("[1,"x",true,false,{"a":1}]")");
+  CHECK(eval(store, "return cjson.encode(cjson.decode('[1e300, -0.5, 3.14159265358979]'))") ==
+        "\"[1e+300,-0.5,3.1415926535898]\"");
+  CHECK(eval(store, "return cjson._VERSION") == "\"2.1.0\"");
+  CHECK(eval(store, "return {type(cjson.decode('null')), tostring(cjson.null)}") ==
+        "[\"userdata\", \"userdata: (nil)\"]");
+  CHECK(eval(store, "local ok, e = pcall(cjson.decode, 'nope') return e") ==
+        "\"Expected value but found invalid token at character 1\"");
+  CHECK(eval(store,
+             "return {bit.band(0xff, 0x0f), bit.bor(1, 2, 4), bit.bxor(5, 3), bit.bnot(0), "
+             "bit.lshift(1, 31), bit.rshift(-1, 28), bit.arshift(-256, 4), bit.rol(1, 33), "
+             "bit.bswap(0x12345678), bit.tobit(0xffffffff + 1), bit.tohex(255, 4)}") ==
+        "[(integer) 15, (integer) 7, (integer) 6, (integer) -1, (integer) -2147483648, "
+        "(integer) 15, (integer) -16, (integer) 2, (integer) 2018915346, (integer) 0, "
+        "\"00ff\"]");
+  for (const char* lib : {"cjson", "bit"}) {
+    const std::string body = std::string(lib) + ".x = 1";
+    CHECK(eval(store, body) ==
+          "(error) ERR user_script:1: Attempt to modify a readonly table" + where(body));
+  }
+}
+
+TEST_CASE("reading a Redis global the embedded Lua lacks stops the run, even under pcall") {
+  MockStore store;
+  for (const char* body : {"return struct.pack('>I2', 7)",
+                           "local ok = pcall(function() "
+                           "return cmsgpack end) return 1",
+                           "return type(redis.setresp)", "return redis.acl_check_cmd('get')"}) {
+    INFO(body);
+    const Reply reply = store.run({"EVAL", body, "0"}, kT0);
+    REQUIRE(reply.is_error());
+    // "ERR rlsim: script " makes it a fatal script error (strategy/script.h).
+    CHECK(reply.text.starts_with("ERR rlsim: script " + sha1_hex(body) + " used "));
+    CHECK(reply.text.find("which Redis has and the embedded Redis does not") != std::string::npos);
+    CHECK(reply.text.ends_with("run it against a real Redis with --redis redis://host:port"));
+  }
+  CHECK(store.run({"EVAL", "return struct", "0"}, kT0).text.find(" used struct, ") !=
+        std::string::npos);
+  // Names no Redis has fail as in Redis, and the next call starts clean.
+  CHECK(eval(store, "return type(redis.nope)") == "\"nil\"");
+  CHECK(eval(store, "return pcall(function() return nope end)") == "(nil)");
+  CHECK(eval(store, "return 1") == "(integer) 1");
+}
+
+TEST_CASE("redis.set_repl, REPL_*, breakpoint and debug behave as outside a debug session") {
+  MockStore store;
+  CHECK(eval(store,
+             "return {redis.REPL_NONE, redis.REPL_AOF, redis.REPL_SLAVE, redis.REPL_REPLICA, "
+             "redis.REPL_ALL}") ==
+        "[(integer) 0, (integer) 1, (integer) 2, (integer) 2, (integer) 3]");
+  CHECK(eval(store, "redis.set_repl(redis.REPL_ALL) redis.debug('x') return redis.breakpoint()") ==
+        "(nil)");
+  const std::string none = "return redis.set_repl()";
+  CHECK(eval(store, none) == "(error) ERR redis.set_repl() requires two arguments." + where(none));
+  const std::string bad = "return redis.set_repl(7)";
+  CHECK(eval(store, bad) ==
+        "(error) ERR Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or "
+        "REPL_NONE." +
+            where(bad));
+}

@@ -65,8 +65,9 @@ TEST_CASE("EXPIRE and PEXPIRE follow the server clock") {
   CHECK(show(store, {"EXPIRE", "k", "120"}) == "(integer) 1");
   CHECK(show(store, {"TTL", "k"}, kT0 + 30 * kUsPerS) == "(integer) 90");
   CHECK(show(store, {"PTTL", "k"}, kT0 + 30 * kUsPerS) == "(integer) 90000");
-  CHECK(show(store, {"GET", "k"}, kT0 + 120 * kUsPerS - 1) == "\"1\"");
-  CHECK(show(store, {"GET", "k"}, kT0 + 120 * kUsPerS) == "(nil)");
+  // Redis keeps a key through the millisecond it expires in.
+  CHECK(show(store, {"GET", "k"}, kT0 + 120 * kUsPerS + 999) == "\"1\"");
+  CHECK(show(store, {"GET", "k"}, kT0 + 120 * kUsPerS + kUsPerMs) == "(nil)");
   CHECK(show(store, {"EXPIRE", "missing", "10"}, kT0 + 121 * kUsPerS) == "(integer) 0");
   store.run({"SET", "p", "v"}, kT0 + 200 * kUsPerS);
   CHECK(show(store, {"PEXPIRE", "p", "1500"}, kT0 + 200 * kUsPerS) == "(integer) 1");
@@ -108,8 +109,8 @@ TEST_CASE("a TTL extended later is honoured by active expiry") {
   store.run({"EXPIRE", "k", "100"}, kT0 + 5 * kUsPerS);
   store.run({"PING"}, kT0 + 11 * kUsPerS);
   CHECK(store.key_count() == 1);
-  CHECK(show(store, {"GET", "k"}, kT0 + 104 * kUsPerS) == "\"v\"");
-  CHECK(show(store, {"GET", "k"}, kT0 + 105 * kUsPerS) == "(nil)");
+  CHECK(show(store, {"GET", "k"}, kT0 + 105 * kUsPerS) == "\"v\"");
+  CHECK(show(store, {"GET", "k"}, kT0 + 105 * kUsPerS + kUsPerMs) == "(nil)");
 }
 
 TEST_CASE("SET options, DEL, MGET and TIME") {
@@ -137,7 +138,8 @@ TEST_CASE("PSETEX is SET with PX, and its errors name psetex") {
         "(error) ERR invalid expire time in 'psetex' command");
   CHECK(show(store, {"PSETEX", "p", "x", "v"}) ==
         "(error) ERR value is not an integer or out of range");
-  CHECK(show(store, {"GET", "p"}, kT0 + 250'000) == "(nil)");
+  CHECK(show(store, {"GET", "p"}, kT0 + 250'000) == "\"v\"");  // through its last millisecond
+  CHECK(show(store, {"GET", "p"}, kT0 + 251'000) == "(nil)");
 }
 
 TEST_CASE("rewriting a key's TTL keeps the expiry heap bounded by live keys") {
@@ -229,11 +231,11 @@ TEST_CASE("hash increments, SETNX, INCRBYFLOAT, UNLINK and absolute expiry") {
   CHECK(show(store, {"EXPIREAT", "t", "1750032010"}) == "(integer) 1");
   CHECK(show(store, {"TTL", "t"}) == "(integer) 10");
   CHECK(show(store, {"PEXPIREAT", "t", "1750032005000", "LT"}) == "(integer) 1");
-  CHECK(show(store, {"GET", "t"}, kT0 + 5 * kUsPerS - 1) == "\"v\"");
-  CHECK(show(store, {"GET", "t"}, kT0 + 5 * kUsPerS) == "(nil)");
-  const TimeUs later = kT0 + 5 * kUsPerS;
+  CHECK(show(store, {"GET", "t"}, kT0 + 5 * kUsPerS + 999) == "\"v\"");
+  CHECK(show(store, {"GET", "t"}, kT0 + 5 * kUsPerS + kUsPerMs) == "(nil)");
+  const TimeUs later = kT0 + 5 * kUsPerS + kUsPerMs;
   store.run({"SET", "u", "v", "PXAT", "1750032006000"}, later);
-  CHECK(show(store, {"PTTL", "u"}, later) == "(integer) 1000");
+  CHECK(show(store, {"PTTL", "u"}, later) == "(integer) 999");
   CHECK(show(store, {"EXPIREAT", "u", "100"}, later) == "(integer) 1");  // in the past: deleted
   CHECK(show(store, {"EXISTS", "u"}, later) == "(integer) 0");
 }
@@ -308,9 +310,9 @@ TEST_CASE("SETEX, PSETEX, GETEX, EXPIRETIME and PEXPIRETIME on the virtual clock
   CHECK(show(store, {"PEXPIRETIME", "k"}, t0) == fmt_integer((t0 + 10 * kUsPerS) / kUsPerMs));
   // EXPIRETIME rounds to the nearest second, as Redis's ttlGenericCommand.
   CHECK(show(store, {"EXPIRETIME", "k"}, t0) == fmt_integer((t0 + 10 * kUsPerS) / kUsPerS));
-  CHECK(show(store, {"GET", "k"}, t0 + 10 * kUsPerS - 1) == "\"v\"");
-  CHECK(show(store, {"GET", "k"}, t0 + 10 * kUsPerS) == "(nil)");
-  const TimeUs t1 = t0 + 10 * kUsPerS;  // time only moves forward
+  CHECK(show(store, {"GET", "k"}, t0 + 10 * kUsPerS + 999) == "\"v\"");
+  CHECK(show(store, {"GET", "k"}, t0 + 10 * kUsPerS + kUsPerMs) == "(nil)");
+  const TimeUs t1 = t0 + 10 * kUsPerS + kUsPerMs;  // time only moves forward
   CHECK(show(store, {"SETEX", "k", "0", "v"}, t1) ==
         "(error) ERR invalid expire time in 'setex' command");
   CHECK(show(store, {"PSETEX", "k", "-1", "v"}, t1) ==
@@ -417,4 +419,81 @@ TEST_CASE("a script calling a Redis command the mock lacks fails with an error n
         "\"ERR This Redis command is not allowed from script\"");
   // The next script starts clean.
   CHECK(show(store, {"EVAL", "return 1", "0"}) == "(integer) 1");
+}
+
+TEST_CASE("a key lives through the millisecond it expires in, on Redis's millisecond clock") {
+  // Redis keeps whole milliseconds: SET at 0.7 ms past a millisecond with PX 10 expires at that
+  // millisecond + 10 (db.c keyIsExpired: gone once now_ms > when), so the key is read until
+  // 10.3 ms later and gone from 10.3 ms on; PTTL counts whole milliseconds.
+  MockStore store;
+  const TimeUs t0 = kT0 + 700;
+  CHECK(show(store, {"SET", "k", "v", "PX", "10"}, t0) == "OK");
+  CHECK(show(store, {"PEXPIRETIME", "k"}, t0) == fmt_integer(kT0 / kUsPerMs + 10));
+  CHECK(show(store, {"PTTL", "k"}, t0 + 9 * kUsPerMs) == "(integer) 1");
+  CHECK(show(store, {"PTTL", "k"}, t0 + 10 * kUsPerMs) == "(integer) 0");
+  CHECK(show(store, {"GET", "k"}, kT0 + 11 * kUsPerMs - 1) == "\"v\"");
+  CHECK(show(store, {"GET", "k"}, kT0 + 11 * kUsPerMs) == "(nil)");
+  // Active expiry follows the same rule.
+  store.run({"SET", "a", "v", "PX", "5"}, kT0 + 20 * kUsPerMs);
+  store.run({"PING"}, kT0 + 25 * kUsPerMs + 999);
+  CHECK(store.key_count() == 1);
+  store.run({"PING"}, kT0 + 26 * kUsPerMs);
+  CHECK(store.key_count() == 0);
+  // An expiry at the current millisecond deletes at once (expire.c checkAlreadyExpired: when <=
+  // now), one millisecond earlier than a lookup would.
+  const TimeUs t2 = kT0 + 30 * kUsPerMs + 500;
+  store.run({"SET", "b", "v"}, t2);
+  CHECK(show(store, {"PEXPIREAT", "b", std::to_string(t2 / kUsPerMs)}, t2) == "(integer) 1");
+  CHECK(show(store, {"EXISTS", "b"}, t2) == "(integer) 0");
+}
+
+TEST_CASE("HMSET, LINDEX, LREM, RENAME and RENAMENX answer as Redis 7.0") {
+  MockStore store;
+  const std::string wrong =
+      "(error) WRONGTYPE Operation against a key holding the wrong kind of value";
+  CHECK(show(store, {"HMSET", "h", "start", "1", "count", "1"}) == "OK");
+  CHECK(show(store, {"HMSET", "h", "count", "2"}) == "OK");
+  CHECK(show(store, {"HGETALL", "h"}) == "[\"count\", \"2\", \"start\", \"1\"]");
+  CHECK(show(store, {"HMSET", "h", "x"}) ==
+        "(error) ERR wrong number of arguments for 'hmset' command");
+  CHECK(show(store, {"HMSET", "h", "x", "1", "y"}) ==
+        "(error) ERR wrong number of arguments for 'hmset' command");
+  store.run({"RPUSH", "l", "a", "b", "a", "c", "a"}, kT0);
+  CHECK(show(store, {"LINDEX", "l", "0"}) == "\"a\"");
+  CHECK(show(store, {"LINDEX", "l", "-2"}) == "\"c\"");
+  CHECK(show(store, {"LINDEX", "l", "5"}) == "(nil)");
+  CHECK(show(store, {"LINDEX", "l", "-6"}) == "(nil)");
+  CHECK(show(store, {"LINDEX", "l", "x"}) == "(error) ERR value is not an integer or out of range");
+  CHECK(show(store, {"LINDEX", "missing", "x"}) == "(nil)");  // the key is looked up first
+  CHECK(show(store, {"LINDEX", "h", "0"}) == wrong);
+  CHECK(show(store, {"LREM", "l", "-1", "a"}) == "(integer) 1");  // from the tail
+  CHECK(show(store, {"LRANGE", "l", "0", "-1"}) == "[\"a\", \"b\", \"a\", \"c\"]");
+  CHECK(show(store, {"LREM", "l", "1", "a"}) == "(integer) 1");  // from the head
+  CHECK(show(store, {"LRANGE", "l", "0", "-1"}) == "[\"b\", \"a\", \"c\"]");
+  CHECK(show(store, {"LREM", "l", "x", "a"}) ==
+        "(error) ERR value is not an integer or out of range");  // the count first
+  CHECK(show(store, {"LREM", "missing", "0", "a"}) == "(integer) 0");
+  CHECK(show(store, {"LREM", "h", "0", "a"}) == wrong);
+  store.run({"RPUSH", "z", "q", "q"}, kT0);
+  CHECK(show(store, {"LREM", "z", "0", "q"}) == "(integer) 2");
+  CHECK(show(store, {"EXISTS", "z"}) == "(integer) 0");  // emptied: deleted
+  // RENAME moves the value and its TTL, overwriting any type; a missing key is an error, also
+  // renamed onto itself.
+  store.run({"SET", "s", "v", "EX", "100"}, kT0);
+  CHECK(show(store, {"RENAME", "s", "h"}) == "OK");
+  CHECK(show(store, {"GET", "h"}) == "\"v\"");
+  CHECK(show(store, {"TTL", "h"}, kT0 + 40 * kUsPerS) == "(integer) 60");
+  CHECK(show(store, {"EXISTS", "s"}, kT0 + 40 * kUsPerS) == "(integer) 0");
+  CHECK(show(store, {"RENAME", "s", "t"}, kT0 + 40 * kUsPerS) == "(error) ERR no such key");
+  CHECK(show(store, {"RENAME", "s", "s"}, kT0 + 40 * kUsPerS) == "(error) ERR no such key");
+  CHECK(show(store, {"RENAME", "h", "h"}, kT0 + 40 * kUsPerS) == "OK");
+  CHECK(show(store, {"RENAMENX", "h", "h"}, kT0 + 40 * kUsPerS) == "(integer) 0");
+  CHECK(show(store, {"RENAMENX", "h", "l"}, kT0 + 40 * kUsPerS) == "(integer) 0");
+  CHECK(show(store, {"RENAMENX", "h", "n"}, kT0 + 40 * kUsPerS) == "(integer) 1");
+  CHECK(show(store, {"RENAME", "n"}, kT0 + 40 * kUsPerS) ==
+        "(error) ERR wrong number of arguments for 'rename' command");
+  // The moved TTL still expires the key, actively too.
+  store.run({"PING"}, kT0 + 101 * kUsPerS);
+  CHECK(show(store, {"EXISTS", "n"}, kT0 + 101 * kUsPerS) == "(integer) 0");
+  CHECK(store.key_count() == 1);  // the list l
 }

@@ -843,3 +843,55 @@ TEST_CASE("mock and real Redis agree on the new commands called from scripts") {
   check_same_replies(real, mock, script);
   real.run({"FLUSHALL"});
 }
+
+TEST_CASE("mock and real Redis agree on HMSET, LINDEX, LREM, RENAME, cjson and bit (issue 30)") {
+  RealRedis real(parity_port());
+  real.run({"FLUSHALL"});
+  MockStore mock;
+  const std::string p = "rlsim-parity:";
+  const std::string h = p + "h", l = p + "l", s = p + "s", t = p + "t";
+  const auto eval = [](std::string body, std::vector<std::string> rest) {
+    Command command = {"EVAL", std::move(body)};
+    command.insert(command.end(), rest.begin(), rest.end());
+    return command;
+  };
+  const std::vector<Command> script = {
+      {"HMSET", h, "a", "1", "b", "2"},
+      {"HMSET", h, "a"},
+      {"HGETALL", h},
+      {"RPUSH", l, "x", "y", "x", "z", "x"},
+      {"LINDEX", l, "-2"},
+      {"LINDEX", l, "7"},
+      {"LINDEX", l, "one"},
+      {"LINDEX", p + "none", "one"},
+      {"LINDEX", h, "0"},
+      {"LREM", l, "-2", "x"},
+      {"LRANGE", l, "0", "-1"},
+      {"LREM", l, "one", "x"},
+      {"LREM", h, "1", "x"},
+      {"LREM", l, "0", "x"},
+      {"SET", s, "v", "EX", "100"},
+      {"RENAME", s, t},
+      {"TTL", t},
+      {"RENAME", s, t},
+      {"RENAME", s, s},
+      {"RENAME", t, t},
+      {"RENAMENX", t, h},
+      {"RENAMENX", t, s},
+      {"RENAME", s, h},
+      {"TYPE", h},
+      {"TTL", h},
+      {"RENAME", s},
+      eval("return redis.call('HMSET', KEYS[1], 'n', 1)", {"1", l}),
+      eval("return {cjson.encode(cjson.decode(ARGV[1])), cjson.decode(ARGV[1])[2].a}",
+           {"0", R"([1,{"a":"x"},null,true,2.5])"}),
+      eval("return {pcall(cjson.decode, ARGV[1])}", {"0", "[1,"}),
+      eval("return cjson.encode({cjson.null, 1e300, -0.5, 'é'})", {"0"}),
+      eval("return {bit.band(-1, 0xf0f0), bit.tohex(bit.bxor(0xdead, 0xbeef)), bit.rol(7, 31)}",
+           {"0"}),
+      eval("local ok, e = pcall(function() cjson.encode = nil end) return e", {"0"}),
+      eval("return type(bit.tobit)", {"0"}),
+  };
+  check_same_replies(real, mock, script);
+  real.run({"FLUSHALL"});
+}

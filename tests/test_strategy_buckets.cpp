@@ -35,20 +35,20 @@ TEST_CASE("redis_token_bucket: burst of capacity, then the refill rate") {
   CHECK(to_display(h.store().run({"HGET", "rl:user:0:bucket", "ts"}, unix_at(ms(400)))) ==
         "\"1750032000370000\"");
   // The TTL is the time an empty bucket takes to fill, capacity / rate, + 1 ms: 201 ms from the
-  // last call (run at 370.5 ms), so 171.5 ms left at 400 ms, which PTTL rounds up.
+  // last call's millisecond (run at 370.5 ms: Redis counts from 370 ms), so 171 ms left at 400 ms.
   CHECK(to_display(h.store().run({"PTTL", "rl:user:0:bucket"}, unix_at(ms(400)))) ==
-        "(integer) 172");
+        "(integer) 171");
 }
 
 TEST_CASE("redis_gcra: the same shape with one TAT per key") {
   StrategyHarness h(kLimit5PerSecond, R"({"name": "redis_gcra", "burst": 2, "rate": "10/s"})");
   for (int at : kArrivalsMs) h.request(ms(at));
   CHECK(h.pattern() == kExpected);
-  // The last admission (360 ms, run at 360.5 ms) left TAT = 550 ms with PX 190: 150.5 ms left
-  // at 400 ms.
+  // The last admission (360 ms, run at 360.5 ms) left TAT = 550 ms with PX 190 from its
+  // millisecond, 360 ms: 150 ms left at 400 ms.
   CHECK(to_display(h.store().run({"GET", "rl:user:0:tat"}, unix_at(ms(400)))) ==
         "\"1750032000550000\"");
-  CHECK(to_display(h.store().run({"PTTL", "rl:user:0:tat"}, unix_at(ms(400)))) == "(integer) 151");
+  CHECK(to_display(h.store().run({"PTTL", "rl:user:0:tat"}, unix_at(ms(400)))) == "(integer) 150");
 }
 
 TEST_CASE("bucket defaults: capacity = the limit, refilled at limit per window") {

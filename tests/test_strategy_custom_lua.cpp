@@ -94,18 +94,23 @@ TEST_CASE("custom_lua: templates expand every request field") {
         "1750032001302000 1 1 1 $x\"");
 }
 
+namespace {
+// "1" or "0": the decision on one request for a script and an allow_if rule (JSON-escaped), or
+// "fatal: " and the error that stopped the run.
+std::string decide(const std::string& script, const std::string& rule) {
+  ScriptDir dir(script);
+  StrategyHarness h(kLimit3PerSecond,
+                    fmt::format(R"({{"name": "custom_lua", "script": "s.lua", "keys": ["k"],
+                                    "allow_if": "{}"}})",
+                                rule),
+                    {0}, 1000, 50'000, dir.path());
+  h.request(0);
+  const std::string pattern = h.pattern();
+  return h.strategy().fatal_error().empty() ? pattern : "fatal: " + h.strategy().fatal_error();
+}
+}  // namespace
+
 TEST_CASE("custom_lua: allow_if reads integers, numeric strings, nil as 0, and array elements") {
-  const auto decide = [](const std::string& script, const std::string& rule) {
-    ScriptDir dir(script);
-    StrategyHarness h(kLimit3PerSecond,
-                      fmt::format(R"({{"name": "custom_lua", "script": "s.lua", "keys": ["k"],
-                                      "allow_if": "{}"}})",
-                                  rule),
-                      {0}, 1000, 50'000, dir.path());
-    h.request(0);
-    const std::string pattern = h.pattern();
-    return h.strategy().fatal_error().empty() ? pattern : "fatal: " + h.strategy().fatal_error();
-  };
   CHECK(decide("return 1", "reply == 1") == "1");
   CHECK(decide("return 0", "reply == 1") == "0");
   CHECK(decide("return 5", "reply > 3") == "1");
@@ -121,6 +126,45 @@ TEST_CASE("custom_lua: allow_if reads integers, numeric strings, nil as 0, and a
   CHECK(fatal.find("s.lua: reply [(integer) 1, \"x\"] does not fit allow_if \"reply[3] == 1\"") !=
         std::string::npos);
   CHECK(decide("return 'yes'", "reply == 1").find("does not fit allow_if") != std::string::npos);
+}
+
+TEST_CASE("custom_lua: allow_if compares with nil and strings, for slot-style limiters") {
+  // A concurrency limiter that answers the slot it took, or nil when every slot is taken.
+  CHECK(decide("return 'slot1'", "reply != nil") == "1");
+  CHECK(decide("return false", "reply != nil") == "0");
+  CHECK(decide("return nil", "reply == nil") == "1");
+  CHECK(decide("return 0", "reply != nil") == "1");  // 0 is not nil
+  CHECK(decide("return {1, 'x'}", "reply != nil") == "1");
+  CHECK(decide("return {1}", "reply[2] == nil") == "1");  // past the end: nil, as in Lua
+  CHECK(decide("return {1, false}", "reply[2]==nil") == "1");
+  CHECK(decide("return 'OK'", R"(reply == \"OK\")") == "1");
+  CHECK(decide("return redis.status_reply('OK')", R"(reply == \"OK\")") == "1");
+  CHECK(decide("return 'slot2'", R"(reply != \"slot1\")") == "1");
+  CHECK(decide("return 12", R"(reply == \"12\")") == "1");            // an integer by its digits
+  CHECK(decide("return false", R"(reply == \"\")") == "0");           // nil equals no string
+  CHECK(decide("return 7", "reply[1] != nil").find("fatal: ") == 0);  // not an array
+  CHECK(decide("return {'a'}", R"(reply == \"a\")").find("does not fit allow_if") !=
+        std::string::npos);
+}
+
+TEST_CASE(
+    "custom_lua: Redis's Lua libraries decide as on Redis; one the embedded Lua lacks stops") {
+  // A script that guards a library with pcall takes the branch Redis takes: cjson is there.
+  CHECK(decide("local ok, v = pcall(cjson.decode, '{\"n\": 1}') if ok then return v.n end "
+               "return 0",
+               "reply == 1") == "1");
+  CHECK(decide("return bit.band(7, 2)", "reply == 2") == "1");
+  // struct is not: the run stops with the reason, whether or not the read is caught.
+  for (const char* script :
+       {"return struct.pack('>I2', 1)",
+        "local ok = pcall(function() return struct.pack('>I2', 1) end) if ok then return 1 end "
+        "return 0"}) {
+    INFO(script);
+    const std::string fatal = decide(script, "reply == 1");
+    CHECK(fatal.find("fatal: script ") == 0);
+    CHECK(fatal.find(" used struct, which Redis has and the embedded Redis does not") !=
+          std::string::npos);
+  }
 }
 
 TEST_CASE("custom_lua: an error reply is a Redis error, on_error decides") {
@@ -184,7 +228,8 @@ TEST_CASE("custom_lua: parameters are checked before the run, with the JSON path
   CHECK(check(R"({"script": "scripts/fixed_window.lua", "keys": "k"})") ==
         "keys: expected an array of strings, got \"k\"");
   for (const char* rule : {"reply = 1", "reply[0] == 1", "reply == one", "result == 1",
-                           "reply == 1 and more", "reply[1 == 1"}) {
+                           "reply == 1 and more", "reply[1 == 1", "reply > nil",
+                           R"(reply <= \"a\")", R"(reply == \"open)", "reply == nill"}) {
     INFO(rule);
     CHECK(check(fmt::format(R"({{"script": "scripts/fixed_window.lua", "keys": [],
                                 "allow_if": "{}"}})",

@@ -38,11 +38,11 @@ TEST_CASE("redis_fixed_window_lua: the count per window, across instances") {
   CHECK(h.stats().commands == 16);
   CHECK(metric(h.strategy(), "script_reloads") == "1");
   CHECK(metric(h.strategy(), "script_errors") == "0");
-  // Window 1 (key ...:1750032001) was created at 1000.5 ms with a TTL of 2 windows: 1500.5 ms
-  // left at 1500 ms, which PTTL rounds to 1501.
+  // Window 1 (key ...:1750032001) was created at 1000.5 ms with a TTL of 2 windows, counted from
+  // that millisecond as Redis does: 1500 ms left at 1500 ms.
   CHECK(to_display(h.store().run({"GET", "rl:user:0:1750032001"}, unix_at(ms(1500)))) == "\"5\"");
   CHECK(to_display(h.store().run({"PTTL", "rl:user:0:1750032001"}, unix_at(ms(1500)))) ==
-        "(integer) 1501");
+        "(integer) 1500");
 }
 
 TEST_CASE("a timed-out INCR leaves redis_fixed_window's key without a TTL, the script cannot") {
@@ -65,9 +65,9 @@ TEST_CASE("a timed-out INCR leaves redis_fixed_window's key without a TTL, the s
   lua.request(0);
   CHECK(lua.run()[0].error);
   CHECK(to_display(lua.store().run({"GET", "rl:user:0:1750032000"}, unix_at(ms(10)))) == "\"1\"");
-  // PEXPIRE ran in the same script as INCR, at 2.5 ms: 2000 - 7.5 ms left at 10 ms.
+  // PEXPIRE ran in the same script as INCR, at 2.5 ms (millisecond 2): 2000 - 8 ms left at 10 ms.
   CHECK(to_display(lua.store().run({"PTTL", "rl:user:0:1750032000"}, unix_at(ms(10)))) ==
-        "(integer) 1993");
+        "(integer) 1992");
 }
 
 TEST_CASE("redis_sliding_log: at most the limit in any window's length") {
@@ -84,8 +84,9 @@ TEST_CASE("redis_sliding_log: at most the limit in any window's length") {
             h.store().run({"ZRANGE", "rl:user:0", "0", "-1", "WITHSCORES"}, unix_at(ms(1300)))) ==
         "[\"1750032001000000-0-5\", \"1750032001000000\", \"1750032001100000-0-6\", "
         "\"1750032001100000\", \"1750032001201000-0-8\", \"1750032001201000\"]");
-  // The last admission (1201 ms, run at 1201.5 ms) set a TTL of 2 windows: 1901.5 ms left.
-  CHECK(to_display(h.store().run({"PTTL", "rl:user:0"}, unix_at(ms(1300)))) == "(integer) 1902");
+  // The last admission (1201 ms, run at 1201.5 ms) set a TTL of 2 windows from millisecond
+  // 1201: 1901 ms left.
+  CHECK(to_display(h.store().run({"PTTL", "rl:user:0"}, unix_at(ms(1300)))) == "(integer) 1901");
 }
 
 TEST_CASE("redis_sliding_log: two requests in the same microsecond are two members") {
@@ -109,10 +110,10 @@ TEST_CASE("redis_sliding_counter: the previous window weighted by its overlap") 
   CHECK(to_display(h.store().run({"GET", "rl:{user:0}:1750032001"}, unix_at(ms(2600)))) == "\"4\"");
   CHECK(to_display(h.store().run({"GET", "rl:{user:0}:1750032002"}, unix_at(ms(2600)))) == "\"1\"");
   CHECK(to_display(h.store().run({"PTTL", "rl:{user:0}:1750032002"}, unix_at(ms(2600)))) ==
-        "(integer) 1901");  // set at 2500.5 ms
+        "(integer) 1900");  // set at 2500.5 ms: from millisecond 2500
   // The TTL is set when a window's counter is created: window 1's at 1250.5 ms, not refreshed.
   CHECK(to_display(h.store().run({"PTTL", "rl:{user:0}:1750032001"}, unix_at(ms(2600)))) ==
-        "(integer) 651");
+        "(integer) 650");
 }
 
 TEST_CASE("script strategies check limits in order, the first that denies is denied_by") {

@@ -152,6 +152,39 @@ constexpr const char* kTtlAlias =
     "  call('EXPIRETIME', KEYS[1]), call('GETEX', KEYS[1], 'PX', ARGV[1]),\n"
     "  call('PEXPIRETIME', KEYS[1])}";
 
+// Issue 30: the commands and libraries limiter scripts of open-source projects use. Library
+// calls whose replies are tables with several keys are compared through their fields (the order
+// cjson writes an object's keys in follows the Lua table, not the text).
+constexpr const char* kLibraryCommands =
+    "redis.call('HMSET', KEYS[1], 'start', ARGV[1], 'end', ARGV[1] + 1000, 'count', 1)\n"
+    "local b = redis.call('HMGET', KEYS[1], 'start', 'end', 'count')\n"
+    "redis.call('RPUSH', KEYS[2], 'a', 'b', 'a', 'c')\n"
+    "local i = {redis.call('LINDEX', KEYS[2], 1), redis.call('LINDEX', KEYS[2], -1),\n"
+    "  tostring(redis.call('LINDEX', KEYS[2], 9)), redis.call('LREM', KEYS[2], 0, 'a')}\n"
+    "redis.call('SET', KEYS[3], 7, 'PX', 5000)\n"
+    "redis.call('RENAME', KEYS[3], KEYS[4])\n"
+    "return {b, i, redis.call('PTTL', KEYS[4]), redis.call('RENAMENX', KEYS[4], KEYS[1]),\n"
+    "  redis.pcall('RENAME', KEYS[3], KEYS[4])['err'], redis.pcall('LINDEX', KEYS[1], 0)['err'],\n"
+    "  redis.pcall('HMSET', KEYS[1], 'x')['err']}";
+constexpr const char* kCjson =
+    "local t = cjson.decode(ARGV[1])\n"
+    "local back = cjson.decode(cjson.encode(t))\n"
+    "return {t.limit, t.window, #t.tags, t.tags[2], cjson.encode(t.tags), back.limit,\n"
+    "  cjson.encode({1, 'two', true, false, {3.5}}), cjson.encode('a\"b'), cjson.encode(0.1),\n"
+    "  tostring(t.none == cjson.null), type(cjson.null), cjson._VERSION,\n"
+    "  select(2, pcall(cjson.decode, '{')), select(2, pcall(cjson.encode, {[1] = 1, [30] = 3}))}";
+constexpr const char* kBit =
+    "return {bit.band(0xff, 0x0f), bit.bor(1, 2, 4), bit.bxor(5, 3), bit.bnot(0),\n"
+    "  bit.lshift(1, 31), bit.rshift(-1, 28), bit.arshift(-256, 4), bit.rol(1, 33),\n"
+    "  bit.ror(1, 1), bit.bswap(0x12345678), bit.tobit(0xffffffff + 1), bit.tohex(255, 4),\n"
+    "  bit.tohex(-1, -8), select(2, pcall(function() bit.x = 1 end))}";
+// A cjson call under pcall must decide as on Redis: the library is there, so the script takes
+// its first branch on both.
+constexpr const char* kCjsonPcall =
+    "local ok, v = pcall(cjson.decode, ARGV[1])\n"
+    "if ok then return v.n + 1 end\n"
+    "return -1";
+
 Command eval(const char* script, std::vector<std::string> keys, std::vector<std::string> args) {
   Command c = {"EVAL", script, std::to_string(keys.size())};
   c.insert(c.end(), keys.begin(), keys.end());
@@ -269,7 +302,8 @@ void add_ttl_steps(CorpusBuilder& b) {
   b.now({"PTTL", "c"});
   b.at(1'499, {"GET", "p"});
   b.now({"PTTL", "p"});
-  b.at(1'500, {"GET", "p"});  // expired exactly at its virtual TTL
+  b.at(1'500, {"GET", "p"});  // alive through its expiry's millisecond, as in Redis
+  b.at(1'501, {"GET", "p"});  // expired
   b.now({"EXISTS", "p"});
   b.at(30'000, {"TTL", "e"});
   b.at(49'999, {"TTL", "e"});
@@ -529,6 +563,75 @@ void add_new_script_steps(CorpusBuilder& b) {
   b.now({"TIME"});
 }
 
+void add_library_steps(CorpusBuilder& b) {
+  // HMSET, LINDEX, LREM, RENAME, RENAMENX as plain commands, with Redis's errors.
+  b.now({"HMSET", "lh", "start", "1", "count", "1"});
+  b.now({"HMSET", "lh", "count"});
+  b.now({"HMSET", "lh"});
+  b.now({"HMGET", "lh", "start", "count"});
+  b.now({"RPUSH", "ll", "a", "b", "a", "c", "a"});
+  b.now({"LINDEX", "ll", "0"});
+  b.now({"LINDEX", "ll", "-1"});
+  b.now({"LINDEX", "ll", "5"});
+  b.now({"LINDEX", "ll", "x"});
+  b.now({"LINDEX", "missing", "x"});
+  b.now({"LINDEX", "lh", "0"});
+  b.now({"LREM", "ll", "-1", "a"});
+  b.now({"LREM", "ll", "1", "a"});
+  b.now({"LRANGE", "ll", "0", "-1"});
+  b.now({"LREM", "ll", "x", "a"});
+  b.now({"LREM", "missing", "0", "a"});
+  b.now({"LREM", "lh", "0", "a"});
+  b.now({"LREM", "ll", "0", "b"});
+  b.now({"LREM", "ll", "0", "a"});
+  b.now({"LREM", "ll", "0", "c"});
+  b.now({"EXISTS", "ll"});
+  b.now({"SET", "rn", "v", "PX", "3000"});
+  b.now({"RENAME", "rn", "rn2"});
+  b.now({"PTTL", "rn2"});
+  b.now({"GET", "rn"});
+  b.now({"RENAME", "rn", "rn3"});
+  b.now({"RENAME", "rn", "rn"});
+  b.now({"RENAME", "rn2", "rn2"});
+  b.now({"RENAMENX", "rn2", "lh"});
+  b.now({"RENAMENX", "rn2", "rn4"});
+  b.now({"RENAME", "rn4", "lh"});  // overwrites the hash
+  b.now({"TYPE", "lh"});
+  b.now({"RENAME", "rn4"});
+  b.at(b.t + 3'000, {"GET", "lh"});  // rn's TTL moved along to lh: alive through its last ms
+  b.at(b.t + 1, {"GET", "lh"});
+  // The libraries, and the new commands inside a script.
+  b.now(eval(kLibraryCommands, {"sh", "sl", "sr", "sr2"}, {"1000"}));
+  b.now(eval(kCjson, {}, {R"({"limit": 5, "window": 10000, "tags": ["a", "b"]})"}));
+  b.now(eval(kBit, {}, {}));
+  b.now(eval(kCjsonPcall, {}, {R"({"n": 41})"}));
+  b.now(eval(kCjsonPcall, {}, {"not json"}));
+  // The expiry boundary: Redis keeps a key through the millisecond it expires in (db.c
+  // keyIsExpired: now > when), and deletes at once a key given an expiry at the current one.
+  b.now({"SET", "eb", "v", "PX", "10"});
+  b.at(b.t + 10, {"GET", "eb"});
+  b.now({"PTTL", "eb"});
+  b.now({"TTL", "eb"});
+  b.at(b.t + 1, {"GET", "eb"});
+  b.now({"SET", "eb", "v", "EX", "1"});
+  b.at(b.t + 1'000,
+       eval("return {redis.call('GET', KEYS[1]), redis.call('PTTL', KEYS[1])}", {"eb"}, {}));
+  b.at(b.t + 1, eval("return redis.call('GET', KEYS[1])", {"eb"}, {}));
+  b.now({"SET", "eb", "v"});
+  b.now({"PEXPIRE", "eb", "0"});
+  b.now({"EXISTS", "eb"});
+  // SET does not check its expiry: one at the current millisecond lives through it.
+  const std::string now_ms = std::to_string(kEpochUnixUs / kUsPerMs + b.t);
+  b.now({"SET", "eb", "v", "PXAT", now_ms});
+  b.now({"GET", "eb"});
+  b.now(eval("redis.call('SET', KEYS[1], 'w', 'PXAT', ARGV[1]) return redis.call('GET', KEYS[1])",
+             {"eb2"}, {now_ms}));
+  b.now({"GETEX", "eb", "PXAT", now_ms});
+  b.now({"EXISTS", "eb"});
+  b.at(b.t + 1, {"MGET", "eb", "eb2"});
+  b.now({"TIME"});
+}
+
 }  // namespace
 
 const std::vector<ConformanceStep>& conformance_corpus() {
@@ -542,6 +645,7 @@ const std::vector<ConformanceStep>& conformance_corpus() {
     add_list_steps(b);
     add_zset_steps(b);
     add_new_script_steps(b);
+    add_library_steps(b);
     return std::move(b.steps);
   }();
   return corpus;

@@ -46,7 +46,8 @@ Keys keys_of(const std::string& name) {
   static const std::unordered_map<std::string, Keys> table = [] {
     std::unordered_map<std::string, Keys> t;
     for (const std::string& command : MockStore::command_names()) t[command] = Keys::kFirst;
-    for (const char* all : {"del", "unlink", "exists", "mget"}) t[all] = Keys::kAll;
+    for (const char* all : {"del", "unlink", "exists", "mget", "rename", "renamenx"})
+      t[all] = Keys::kAll;
     t["mset"] = Keys::kPairs;  // key value key value ...
     t["ping"] = Keys::kNone;
     t["time"] = Keys::kTime;
@@ -382,14 +383,20 @@ void RealStore::add_script_call(const Command& command, bool by_sha, std::size_t
 // is malformed, already past or out of range (then the command goes as given, and the server
 // answers as it would).
 std::optional<std::int64_t> RealStore::mapped_expiry_ms(const std::string& amount_text,
-                                                        bool seconds, bool relative,
-                                                        TimeUs now_us) const {
+                                                        bool seconds, bool relative, TimeUs now_us,
+                                                        bool at_now_lives) const {
   const auto amount = ttl_amount(amount_text);
   if (!amount) return std::nullopt;
   const std::int64_t unit_us = seconds ? kUsPerS : kUsPerMs;
+  // Redis counts whole milliseconds: a TTL starts at the current millisecond, and an expiry at it
+  // or before is past (expire.c, checkAlreadyExpired: when <= now).
+  const TimeUs now_ms_us = now_us - now_us % kUsPerMs;
   const std::int64_t at_us =
-      *amount < kMaxMappedMs / unit_us ? *amount * unit_us + (relative ? now_us : 0) : 0;
-  if (at_us > now_us && at_us + offset_ms_ < kMaxMappedMs) return at_us + offset_ms_;
+      *amount < kMaxMappedMs / unit_us ? *amount * unit_us + (relative ? now_ms_us : 0) : 0;
+  // SET's expiry at the current millisecond is not past: SET does not check (the key lives
+  // through that millisecond); EXPIRE and GETEX delete the key.
+  const bool ahead = at_us > now_ms_us || (at_now_lives && at_us == now_ms_us);
+  if (ahead && at_us + offset_ms_ < kMaxMappedMs) return at_us + offset_ms_;
   return std::nullopt;
 }
 
@@ -449,8 +456,9 @@ void RealStore::map_expiry_option(const Command& command, std::size_t from, Time
   }
   std::vector<std::int64_t> at_ms;
   for (const std::size_t i : options) {
-    const auto mapped = mapped_expiry_ms(command[i + 1], kind == "ex" || kind == "exat",
-                                         kind == "ex" || kind == "px", now_us);
+    const auto mapped =
+        mapped_expiry_ms(command[i + 1], kind == "ex" || kind == "exat",
+                         kind == "ex" || kind == "px", now_us, ascii_lower(command[0]) == "set");
     if (!mapped) return;
     at_ms.push_back(*mapped);
   }
@@ -659,9 +667,10 @@ void RealStore::finish_reply(Batch& batch, Op& op) {
     case Fix::kTtl:
     case Fix::kPttl:
       if (reply.type == Reply::Type::kInteger && reply.integer >= 0) {
-        const std::int64_t left_us = reply.integer - threshold(batch.now_us);
-        const std::int64_t unit_us = op.fix == Fix::kTtl ? kUsPerS : kUsPerMs;
-        reply.integer = (left_us + unit_us / 2) / unit_us;
+        // Whole milliseconds left, 0 through the expiry's own (Redis's ttlGenericCommand).
+        const std::int64_t left_ms = std::max<std::int64_t>(
+            (reply.integer - offset_ms_) / kUsPerMs - batch.now_us / kUsPerMs, 0);
+        reply.integer = op.fix == Fix::kTtl ? (left_ms + 500) / 1000 : left_ms;
       }
       return;
     case Fix::kExpireTime:
@@ -861,8 +870,10 @@ std::size_t RealStore::count_keys(TimeUs now_us, bool (*keep)(const std::string&
   for (std::size_t i = 0; i < keys.size(); ++i) {
     Reply reply;
     if (!self.read_reply(reply)) return live;
-    // -1: no TTL; otherwise alive while its virtual expiry is still ahead (as the mock counts).
-    if (reply.type == Reply::Type::kInteger && (reply.integer == -1 || reply.integer > now)) ++live;
+    // -1: no TTL; otherwise alive through the millisecond of its virtual expiry (as the mock).
+    if (reply.type == Reply::Type::kInteger &&
+        (reply.integer == -1 || reply.integer + kUsPerMs > now))
+      ++live;
   }
   return live;
 }

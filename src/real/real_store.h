@@ -9,7 +9,8 @@
 // nothing to do with the run's clock, so the store maps every TTL to the virtual clock: expiry
 // times are written as PEXPIREAT (virtual microseconds + an offset a day ahead of the wall clock),
 // so real Redis never expires a key during the run, and a key whose virtual expiry has passed is
-// deleted just before a call touches it (Redis's own lazy expiry, on the virtual clock). TTL and
+// deleted just before a call touches it (Redis's own lazy expiry, on the virtual clock, in whole
+// milliseconds as Redis counts: alive through its expiry's millisecond). TTL and
 // PTTL read the virtual TTL back, TIME answers the virtual clock.
 #include <cstdint>
 #include <deque>
@@ -151,7 +152,8 @@ class RealStore final : public DataStore {
   void map_expiry_option(const Command& command, std::size_t from, TimeUs now_us,
                          Command& out) const;
   std::optional<std::int64_t> mapped_expiry_ms(const std::string& amount_text, bool seconds,
-                                               bool relative, TimeUs now_us) const;
+                                               bool relative, TimeUs now_us,
+                                               bool at_now_lives = false) const;
   void append_sweeps(std::vector<std::string> sweep_keys, TimeUs now_us, Batch& batch);
   void translate(const Command& command, TimeUs now_us, Batch& batch,
                  std::vector<std::string>& sweep_keys, std::vector<Command>& sent);

@@ -43,7 +43,8 @@ int key_hash_slot(std::string_view key) {
 KeyRule command_key_rule(std::string_view name) {
   if (name == "EVAL" || name == "EVALSHA" || name == "EVAL_RO" || name == "EVALSHA_RO")
     return KeyRule::kNumKeys;
-  if (name == "MGET" || name == "DEL" || name == "EXISTS" || name == "UNLINK" || name == "TOUCH")
+  if (name == "MGET" || name == "DEL" || name == "EXISTS" || name == "UNLINK" || name == "TOUCH" ||
+      name == "RENAME" || name == "RENAMENX")
     return KeyRule::kAll;
   if (name == "MSET") return KeyRule::kPairs;
   if (name == "SCRIPT" || name == "TIME" || name == "PING" || name == "ECHO" || name == "DBSIZE" ||

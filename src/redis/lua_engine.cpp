@@ -11,6 +11,13 @@
 #include <cstring>
 #include <lua.hpp>
 
+// Two of the four libraries Redis embeds, from Debian's static archives of the very versions Redis
+// 7.0 ships (lua-cjson-dev: lua-cjson 2.1.0; lua-bitop-dev: BitOp 1.0.2).
+extern "C" {
+#include <lua-bitop.h>
+#include <lua-cjson.h>
+}
+
 #include "core/check.h"
 #include "core/parse_double.h"
 #include "core/sha1.h"
@@ -127,12 +134,41 @@ int error_handler(lua_State* L) {
   return 1;
 }
 
+// What redis-server 7.0.15 has and the embedded Lua does not (listed from its _G and its library
+// tables): reading one marks the call, whose reply then becomes a fatal error (LuaEngine::run),
+// even if the script catches the read with pcall; a name no Redis has fails as in Redis.
+constexpr std::string_view kLackingGlobals = " struct cmsgpack __redis__err__handler ";
+constexpr std::string_view kLackingRedisFields = " setresp acl_check_cmd ";
+
+bool lacks(std::string_view names, const char* name) {
+  return names.find(" " + std::string(name) + " ") != std::string_view::npos;
+}
+
+int lacking_error(lua_State* L, const char* what) {
+  engine_of(L).note_lacking(what);
+  return luaL_error(L, "rlsim: the embedded Redis lacks %s", what);
+}
+
 int missing_global(lua_State* L) {
   if (!lua_isstring(L, 2)) {
     return luaL_error(L, "Second argument to luaProtectedTableError must be a string or number");
   }
-  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
-                    lua_tostring(L, 2));
+  const char* name = lua_tostring(L, 2);
+  if (lacks(kLackingGlobals, name)) return lacking_error(L, name);
+  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'", name);
+}
+
+// The `redis` table's __index: nil for names Redis lacks too, fatal for those only it has.
+int missing_redis_field(lua_State* L) {
+  if (lua_type(L, 2) == LUA_TSTRING) {
+    const char* name = lua_tostring(L, 2);
+    if (lacks(kLackingRedisFields, name)) {
+      lua_pushfstring(L, "redis.%s", name);
+      return lacking_error(L, lua_tostring(L, -1));
+    }
+  }
+  lua_pushnil(L);
+  return 1;
 }
 
 int readonly_newindex(lua_State* L) { return luaL_error(L, "Attempt to modify a readonly table"); }
@@ -247,6 +283,30 @@ int redis_replicate_commands(lua_State* L) {
   return 1;
 }
 
+// redis.set_repl checks its argument as Redis 7.0.15 does (its message says "two arguments" for
+// one); a simulated node has no replicas, so the flags change nothing.
+int redis_set_repl(lua_State* L) {
+  if (lua_gettop(L) != 1) {
+    push_error_table(L, "redis.set_repl() requires two arguments.");
+    return lua_error(L);
+  }
+  const auto flags = static_cast<long long>(lua_tonumber(L, -1));
+  if ((flags & ~3LL) != 0) {
+    push_error_table(
+        L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
+    return lua_error(L);
+  }
+  return 0;
+}
+
+// Outside a SCRIPT DEBUG session (never in rlsim) redis.breakpoint answers false and redis.debug
+// does nothing, as in Redis.
+int redis_breakpoint(lua_State* L) {
+  lua_pushboolean(L, 0);
+  return 1;
+}
+int redis_debug(lua_State* /*L*/) { return 0; }
+
 // math.random / math.randomseed on Redis's rand48 generator (rand.c), so that the same seed gives
 // the same sequence as Redis on every platform.
 int math_random(lua_State* L) {
@@ -306,6 +366,13 @@ int deterministic_tostring(lua_State* L) {
     case LUA_TNIL:
       lua_pushliteral(L, "nil");
       return 1;
+    case LUA_TLIGHTUSERDATA:
+      // cjson.null, the only one a script can reach: glibc's "%p" of NULL, as Redis prints it.
+      if (lua_touserdata(L, 1) == nullptr) {
+        lua_pushliteral(L, "userdata: (nil)");
+        return 1;
+      }
+      break;
     default:
       break;
   }
@@ -534,12 +601,23 @@ void open_libraries(lua_State* L) {
   set_function(L, "random", math_random);
   set_function(L, "randomseed", math_randomseed);
   lua_pop(L, 1);
+
+  // cjson and bit, opened as Redis's luaLoadLibraries opens them, each a global table (Redis
+  // builds cjson with ENABLE_CJSON_GLOBAL; BitOp registers its global itself).
+  const lua_CFunction redis_libs[] = {luaopen_cjson, luaopen_bit};
+  const char* const redis_lib_names[] = {"cjson", "bit"};
+  for (int i = 0; i < 2; ++i) {
+    lua_pushcfunction(L, redis_libs[i]);
+    lua_pushstring(L, redis_lib_names[i]);
+    lua_call(L, 1, 1);
+    lua_setglobal(L, redis_lib_names[i]);
+  }
 }
 
 // Library tables become read-only proxies, and so does the string metatable's __index.
 void protect_libraries(lua_State* L) {
   // As in Redis 7.0.
-  for (const char* name : {"redis", "string", "math", "table", "coroutine"}) {
+  for (const char* name : {"redis", "string", "math", "table", "coroutine", "cjson", "bit"}) {
     lua_getglobal(L, name);
     push_readonly_proxy(L);
     lua_setglobal(L, name);
@@ -571,6 +649,14 @@ void LuaEngine::open_sandbox() {
   set_function(L, "status_reply", redis_status_reply);
   set_function(L, "log", redis_log);
   set_function(L, "replicate_commands", redis_replicate_commands);
+  set_function(L, "set_repl", redis_set_repl);
+  set_function(L, "breakpoint", redis_breakpoint);
+  set_function(L, "debug", redis_debug);
+  set_number(L, "REPL_NONE", 0);
+  set_number(L, "REPL_AOF", 1);
+  set_number(L, "REPL_SLAVE", 2);
+  set_number(L, "REPL_REPLICA", 2);
+  set_number(L, "REPL_ALL", 3);
   set_number(L, "LOG_DEBUG", 0);
   set_number(L, "LOG_VERBOSE", 1);
   set_number(L, "LOG_NOTICE", 2);
@@ -578,6 +664,10 @@ void LuaEngine::open_sandbox() {
   lua_pushstring(L, "7.0.15");
   lua_setfield(L, -2, "REDIS_VERSION");
   set_number(L, "REDIS_VERSION_NUM", 0x07000f);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, missing_redis_field);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, -2);
   lua_setglobal(L, "redis");
 
   // KEYS and ARGV: one table each, refilled per call.
@@ -733,6 +823,7 @@ Reply LuaEngine::run(const std::string& sha, const Script& script,
                      ScriptHost& host) {
   RLSIM_CHECK(host_ == nullptr);  // scripts do not nest
   host_ = &host;
+  lacking_.clear();
   budget_exceeded_ = false;
   memory_exceeded_ = false;
   fill_array(keys_ref_, keys_filled_, keys);
@@ -758,6 +849,14 @@ Reply LuaEngine::run(const std::string& sha, const Script& script,
     reply = error_reply_from_stack(sha);
   } else {
     reply = to_reply(0);
+  }
+  if (!lacking_.empty()) {
+    // Starts with "ERR rlsim: script ", a fatal script error (strategy/script.h).
+    reply = Reply::error(fmt::format(
+        "ERR rlsim: script {} used {}, which Redis has and the embedded Redis does not "
+        "(docs/redis-mock.md lists what its Lua has); run it against a real Redis with --redis "
+        "redis://host:port",
+        sha, lacking_));
   }
   lua_settop(L_, 1);
   host_ = nullptr;

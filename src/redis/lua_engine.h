@@ -78,6 +78,11 @@ class LuaEngine {
   void seed_random(std::int32_t seed);
   std::int32_t next_random();
   void mark_arrays_dirty() { arrays_dirty_ = true; }
+  // The script read a global or library field Redis has and this Lua lacks (`what`, e.g.
+  // "cmsgpack"): the call's reply becomes a fatal error naming the first one.
+  void note_lacking(const char* what) {
+    if (lacking_.empty()) lacking_ = what;
+  }
 
  private:
   struct Script {
@@ -111,6 +116,7 @@ class LuaEngine {
   bool memory_exceeded_ = false;     // an allocation was refused during the current call
   bool budget_exceeded_ = false;     // the current call ran out of instructions
   bool arrays_dirty_ = false;        // the script wrote new entries into KEYS or ARGV
+  std::string lacking_;              // see note_lacking; "" when the call read nothing lacking
   ScriptHost* host_ = nullptr;       // set while a script runs
   // math.random's rand48 generator: persistent across calls and starting from rand48's default
   // state, as in Redis 7.0 (which does not reseed per call).

@@ -78,12 +78,23 @@ MockStore::Entry& MockStore::Context::create(const std::string& key, Type type) 
   entry.zset.reset();
   entry.set.reset();
   entry.list.reset();
-  entry.expire_at_us = -1;
+  entry.expire_at_ms = -1;
   if (type == Type::kHash) entry.hash = std::make_unique<Hash>();
   if (type == Type::kZSet) entry.zset = std::make_unique<ZSet>();
   if (type == Type::kSet) entry.set = std::make_unique<MockStore::Set>();
   if (type == Type::kList) entry.list = std::make_unique<MockStore::List>();
   return entry;
+}
+
+void MockStore::Context::move_key(const std::string& from, const std::string& to) {
+  auto it = store.keys_.find(from);
+  RLSIM_CHECK(it != store.keys_.end() && store.keys_.count(to) == 0);
+  Entry moved = std::move(it->second);
+  store.keys_.erase(it);  // its expiry-heap entry, if any, is now stale
+  Entry& entry = store.keys_[to];
+  entry = std::move(moved);
+  entry.heap_at_ms = -1;
+  if (entry.expire_at_ms >= 0) set_ttl(to, entry, entry.expire_at_ms);
 }
 
 namespace {
@@ -108,13 +119,6 @@ bool is_option(const std::string& arg, const char* lower_name) {
 std::optional<std::int64_t> checked_mul(std::int64_t a, std::int64_t b) {
   std::int64_t out = 0;
   if (__builtin_mul_overflow(a, b, &out)) return std::nullopt;
-  return out;
-}
-
-// Saturating a + b: expiry times far beyond any simulation stay representable in microseconds.
-TimeUs saturating_add(TimeUs a, TimeUs b) {
-  TimeUs out = 0;
-  if (__builtin_add_overflow(a, b, &out)) return b > 0 ? Limits::max() : Limits::min();
   return out;
 }
 
@@ -193,9 +197,9 @@ Reply cmd_incrbyfloat(Ctx& ctx) {
   return Reply::bulk(entry->value);
 }
 
-// EXPIRE / PEXPIRE / EXPIREAT / PEXPIREAT with Redis 7's NX / XX / GT / LT options. Redis's
-// overflow checks are done in milliseconds as Redis does them; the TTL itself is kept in
-// microseconds of the server clock.
+// EXPIRE / PEXPIRE / EXPIREAT / PEXPIREAT with Redis 7's NX / XX / GT / LT options, as Redis
+// 7.0's expireGenericCommand: the expiry in whole Unix milliseconds from the server clock's
+// millisecond, with Redis's overflow checks.
 Reply expire_generic(Ctx& ctx, std::int64_t unit_us, bool absolute) {
   bool nx = false, xx = false, gt = false, lt = false;
   for (std::size_t i = 3; i < ctx.argv.size(); ++i) {
@@ -224,46 +228,43 @@ Reply expire_generic(Ctx& ctx, std::int64_t unit_us, bool absolute) {
     if (!checked_mul(amount, 1000)) return invalid();
     when_ms = amount * 1000;
   }
-  const std::int64_t base_ms = absolute ? 0 : ctx.now_us / kUsPerMs;
+  const std::int64_t base_ms = absolute ? 0 : ctx.now_ms();
   if (when_ms > Limits::max() - base_ms) return invalid();
+  when_ms += base_ms;
   const std::string& key = ctx.argv[1];
   Entry* entry = ctx.lookup(key);
   if (entry == nullptr) return Reply::from_integer(0);
-  const auto offset_us = checked_mul(absolute ? when_ms : amount, absolute ? kUsPerMs : unit_us);
-  const TimeUs expire_at_us =
-      absolute ? offset_us.value_or(when_ms > 0 ? Limits::max() : Limits::min())
-               : saturating_add(ctx.now_us,
-                                offset_us.value_or(amount > 0 ? Limits::max() : Limits::min()));
-  const bool has_ttl = entry->expire_at_us >= 0;
+  const bool has_ttl = entry->expire_at_ms >= 0;
   if (nx && has_ttl) return Reply::from_integer(0);
   if (xx && !has_ttl) return Reply::from_integer(0);
   // A key without a TTL counts as an infinite TTL for GT and LT.
-  if (gt && (!has_ttl || expire_at_us <= entry->expire_at_us)) return Reply::from_integer(0);
-  if (lt && has_ttl && expire_at_us >= entry->expire_at_us) return Reply::from_integer(0);
-  if (expire_at_us <= ctx.now_us) {  // a TTL in the past deletes the key
+  if (gt && (!has_ttl || when_ms <= entry->expire_at_ms)) return Reply::from_integer(0);
+  if (lt && has_ttl && when_ms >= entry->expire_at_ms) return Reply::from_integer(0);
+  if (ctx.already_expired(when_ms)) {  // a TTL in the past deletes the key
     ctx.erase(key);
     return Reply::from_integer(1);
   }
-  ctx.set_ttl(key, *entry, expire_at_us);
+  ctx.set_ttl(key, *entry, when_ms);
   return Reply::from_integer(1);
 }
 
+// TTL / PTTL as Redis's ttlGenericCommand: the whole milliseconds left (0 through the expiry's
+// own millisecond), seconds rounded to the nearest.
 Reply ttl_generic(Ctx& ctx, std::int64_t unit_us) {
   Entry* entry = ctx.lookup(ctx.argv[1]);
   if (entry == nullptr) return Reply::from_integer(-2);
-  if (entry->expire_at_us < 0) return Reply::from_integer(-1);
-  const TimeUs left_us = entry->expire_at_us - ctx.now_us;
-  // Redis rounds the remaining TTL to the nearest unit.
-  return Reply::from_integer((left_us + unit_us / 2) / unit_us);
+  if (entry->expire_at_ms < 0) return Reply::from_integer(-1);
+  const std::int64_t left_ms = std::max<std::int64_t>(entry->expire_at_ms - ctx.now_ms(), 0);
+  return Reply::from_integer(unit_us == kUsPerMs ? left_ms : (left_ms + 500) / 1000);
 }
 
 // EXPIRETIME / PEXPIRETIME: the absolute expiry in Unix seconds / ms; Redis rounds seconds to the
-// nearest (ttlGenericCommand), the mock's microseconds are cut to milliseconds first.
+// nearest (ttlGenericCommand).
 Reply expiretime_generic(Ctx& ctx, bool in_ms) {
   Entry* entry = ctx.lookup(ctx.argv[1]);
   if (entry == nullptr) return Reply::from_integer(-2);
-  if (entry->expire_at_us < 0) return Reply::from_integer(-1);
-  const std::int64_t at_ms = entry->expire_at_us / kUsPerMs;
+  if (entry->expire_at_ms < 0) return Reply::from_integer(-1);
+  const std::int64_t at_ms = entry->expire_at_ms;
   return Reply::from_integer(in_ms ? at_ms : (at_ms + 500) / 1000);
 }
 
@@ -278,9 +279,10 @@ Reply cmd_get(Ctx& ctx) {
 enum class ExpiryUnit { kNone, kEx, kPx, kExAt, kPxAt };
 
 // Redis 7.0's getExpireMillisecondsOrReply: `text` (seconds for EX / EXAT, else ms; relative for
-// EX / PX) as an absolute time on the server clock, or the error reply, which names the command.
+// EX / PX) as an absolute time in Unix ms on the server clock, or the error reply, which names
+// the command.
 std::optional<Reply> expiry_time(Ctx& ctx, const std::string& text, ExpiryUnit unit,
-                                 TimeUs& at_us) {
+                                 std::int64_t& at_ms) {
   std::int64_t amount = 0;
   if (!parse_strict_int(text, amount)) return Reply::error(kNotInteger);
   const auto invalid = [&] {
@@ -290,9 +292,8 @@ std::optional<Reply> expiry_time(Ctx& ctx, const std::string& text, ExpiryUnit u
   if (amount <= 0 || (seconds && amount > Limits::max() / 1000)) return invalid();
   const std::int64_t when_ms = seconds ? amount * 1000 : amount;
   const bool relative = unit == ExpiryUnit::kEx || unit == ExpiryUnit::kPx;
-  if (relative && when_ms > Limits::max() - ctx.now_us / kUsPerMs) return invalid();
-  const auto span_us = checked_mul(when_ms, kUsPerMs).value_or(Limits::max());
-  at_us = relative ? saturating_add(ctx.now_us, span_us) : span_us;
+  if (relative && when_ms > Limits::max() - ctx.now_ms()) return invalid();
+  at_ms = relative ? when_ms + ctx.now_ms() : when_ms;
   return std::nullopt;
 }
 
@@ -339,9 +340,9 @@ bool parse_string_options(const Command& argv, std::size_t from, bool is_set, St
 // Redis 7.0's setGenericCommand: SET, SETEX, PSETEX. `value` is stored at argv[1]; `expire_arg`
 // (when not null) is read in `unit`.
 Reply set_generic(Ctx& ctx, const StringOptions& o, const std::string& value) {
-  TimeUs expire_at_us = -1;
+  std::int64_t expire_at_ms = -1;
   if (o.unit != ExpiryUnit::kNone) {
-    if (auto error = expiry_time(ctx, *o.expire_arg, o.unit, expire_at_us)) return *error;
+    if (auto error = expiry_time(ctx, *o.expire_arg, o.unit, expire_at_ms)) return *error;
   }
   const std::string& key = ctx.argv[1];
   Entry* entry = ctx.lookup(key);
@@ -352,11 +353,11 @@ Reply set_generic(Ctx& ctx, const StringOptions& o, const std::string& value) {
   }
   if ((o.nx && entry != nullptr) || (o.xx && entry == nullptr))
     return o.get ? previous : Reply::nil();
-  const TimeUs kept_us = (o.keep_ttl && entry != nullptr) ? entry->expire_at_us : -1;
+  const std::int64_t kept_ms = (o.keep_ttl && entry != nullptr) ? entry->expire_at_ms : -1;
   Entry& fresh = ctx.create(key, Type::kString);
   fresh.value = value;
-  if (expire_at_us >= 0) ctx.set_ttl(key, fresh, expire_at_us);
-  if (kept_us >= 0) ctx.set_ttl(key, fresh, kept_us);
+  if (expire_at_ms >= 0) ctx.set_ttl(key, fresh, expire_at_ms);
+  if (kept_ms >= 0) ctx.set_ttl(key, fresh, kept_ms);
   return o.get ? previous : Reply::status("OK");
 }
 
@@ -384,18 +385,18 @@ Reply cmd_getex(Ctx& ctx) {
   Entry* entry = ctx.lookup(key);
   if (entry == nullptr) return Reply::nil();
   if (entry->type != Type::kString) return Reply::error(kWrongType);
-  TimeUs expire_at_us = -1;
+  std::int64_t expire_at_ms = -1;
   if (options.unit != ExpiryUnit::kNone) {
-    if (auto error = expiry_time(ctx, *options.expire_arg, options.unit, expire_at_us))
+    if (auto error = expiry_time(ctx, *options.expire_arg, options.unit, expire_at_ms))
       return *error;
   }
   Reply value = Reply::bulk(entry->value);
-  if (expire_at_us >= 0 && expire_at_us <= ctx.now_us) {
+  if (expire_at_ms >= 0 && ctx.already_expired(expire_at_ms)) {
     ctx.erase(key);  // EXAT / PXAT in the past deletes the key
-  } else if (expire_at_us >= 0) {
-    ctx.set_ttl(key, *entry, expire_at_us);
+  } else if (expire_at_ms >= 0) {
+    ctx.set_ttl(key, *entry, expire_at_ms);
   } else if (options.persist) {
-    entry->expire_at_us = -1;
+    entry->expire_at_ms = -1;
   }
   return value;
 }
@@ -466,6 +467,23 @@ Reply cmd_del(Ctx& ctx) {
   return Reply::from_integer(removed);
 }
 
+// RENAME / RENAMENX key newkey, as Redis 7.0's renameGenericCommand: the value and its TTL move to
+// newkey, which is overwritten (RENAME) or left alone (RENAMENX answers 0); a missing key is an
+// error even when both names are the same.
+Reply rename_generic(Ctx& ctx, bool nx) {
+  const std::string& from = ctx.argv[1];
+  const std::string& to = ctx.argv[2];
+  if (ctx.lookup(from) == nullptr) return Reply::error("ERR no such key");
+  const auto done = [nx] { return nx ? Reply::from_integer(1) : Reply::status("OK"); };
+  if (from == to) return nx ? Reply::from_integer(0) : Reply::status("OK");
+  if (ctx.lookup(to) != nullptr) {
+    if (nx) return Reply::from_integer(0);
+    ctx.erase(to);
+  }
+  ctx.move_key(from, to);
+  return done();
+}
+
 Reply cmd_exists(Ctx& ctx) {
   std::int64_t found = 0;
   for (std::size_t i = 1; i < ctx.argv.size(); ++i) found += ctx.lookup(ctx.argv[i]) != nullptr;
@@ -492,8 +510,8 @@ Reply cmd_time(Ctx& ctx) {
 
 Reply cmd_persist(Ctx& ctx) {
   Entry* entry = ctx.lookup(ctx.argv[1]);
-  if (entry == nullptr || entry->expire_at_us < 0) return Reply::from_integer(0);
-  entry->expire_at_us = -1;
+  if (entry == nullptr || entry->expire_at_ms < 0) return Reply::from_integer(0);
+  entry->expire_at_ms = -1;
   return Reply::from_integer(1);
 }
 
@@ -527,7 +545,8 @@ Entry* hash_entry(Ctx& ctx, bool create, Reply& error) {
   return entry;
 }
 
-Reply cmd_hset(Ctx& ctx) {
+// HSET / HMSET key field value [field value ...]: HSET answers the fields added, HMSET OK.
+Reply hset_generic(Ctx& ctx, bool ok_reply) {
   if (ctx.argv.size() % 2 != 0)
     return Reply::error(fmt::format("ERR wrong number of arguments for '{}' command", ctx.name()));
   Reply error;
@@ -537,7 +556,7 @@ Reply cmd_hset(Ctx& ctx) {
   for (std::size_t i = 2; i + 1 < ctx.argv.size(); i += 2) {
     added += entry->hash->insert_or_assign(ctx.argv[i], ctx.argv[i + 1]).second;
   }
-  return Reply::from_integer(added);
+  return ok_reply ? Reply::status("OK") : Reply::from_integer(added);
 }
 
 Reply cmd_hsetnx(Ctx& ctx) {
@@ -741,22 +760,9 @@ struct CommandRow {
   unsigned flags = kNone;
 };
 
-const std::vector<CommandRow>& command_table() {
-  static const std::vector<CommandRow> table = {
-      {"get", 2, cmd_get},
-      {"setnx", 3, cmd_setnx, kDenyOom},
-      {"setex", 4, [](Ctx& c) { return setex_generic(c, ExpiryUnit::kEx); }, kDenyOom},
-      {"psetex", 4, [](Ctx& c) { return setex_generic(c, ExpiryUnit::kPx); }, kDenyOom},
-      {"getex", -2, cmd_getex},
-      {"getset", 3, cmd_getset, kDenyOom},
-      {"getdel", 2, cmd_getdel},
-      {"strlen", 2, cmd_strlen},
-      {"append", 3, cmd_append, kDenyOom},
-      {"mset", -3, cmd_mset, kDenyOom},
-      {"expiretime", 2, [](Ctx& c) { return expiretime_generic(c, false); }},
-      {"pexpiretime", 2, [](Ctx& c) { return expiretime_generic(c, true); }},
-      {"hkeys", 2, [](Ctx& c) { return hash_contents(c, true, false); }},
-      {"hvals", 2, [](Ctx& c) { return hash_contents(c, false, true); }},
+// The set, list and sorted-set rows (mock_set.cpp, mock_list.cpp, mock_zset.cpp).
+std::vector<CommandRow> collection_rows() {
+  return {
       {"sadd", -3, cmd_sadd, kDenyOom},
       {"srem", -3, cmd_srem},
       {"smembers", 2, cmd_smembers},
@@ -769,15 +775,8 @@ const std::vector<CommandRow>& command_table() {
       {"lrange", 4, cmd_lrange},
       {"llen", 2, cmd_llen},
       {"ltrim", 4, cmd_ltrim},
-      {"incrbyfloat", 3, cmd_incrbyfloat, kDenyOom},
-      {"unlink", -2, cmd_del},
-      {"expireat", -3, [](Ctx& c) { return expire_generic(c, kUsPerS, true); }},
-      {"pexpireat", -3, [](Ctx& c) { return expire_generic(c, kUsPerMs, true); }},
-      {"hsetnx", 4, cmd_hsetnx, kDenyOom},
-      {"hlen", 2, cmd_hlen},
-      {"hexists", 3, cmd_hexists},
-      {"hincrby", 4, cmd_hincrby, kDenyOom},
-      {"hincrbyfloat", 4, cmd_hincrbyfloat, kDenyOom},
+      {"lindex", 3, cmd_lindex},
+      {"lrem", 4, cmd_lrem},
       {"zadd", -4, cmd_zadd, kDenyOom},
       {"zincrby", 4, cmd_zincrby, kDenyOom},
       {"zrem", -3, cmd_zrem},
@@ -792,32 +791,68 @@ const std::vector<CommandRow>& command_table() {
       {"zremrangebyrank", 4, cmd_zremrangebyrank},
       {"zpopmin", -2, [](Ctx& c) { return zpop_generic(c, true); }},
       {"zpopmax", -2, [](Ctx& c) { return zpop_generic(c, false); }},
-      {"set", -3, cmd_set, kDenyOom},
-      {"incr", 2, [](Ctx& c) { return incr_decr(c, 1, false); }, kDenyOom},
-      {"decr", 2, [](Ctx& c) { return incr_decr(c, -1, false); }, kDenyOom},
-      {"incrby", 3, [](Ctx& c) { return incr_decr(c, 1, true); }, kDenyOom},
-      {"decrby", 3, [](Ctx& c) { return incr_decr(c, -1, true); }, kDenyOom},
-      {"del", -2, cmd_del},
-      {"exists", -2, cmd_exists},
-      {"expire", -3, [](Ctx& c) { return expire_generic(c, kUsPerS, false); }},
-      {"pexpire", -3, [](Ctx& c) { return expire_generic(c, kUsPerMs, false); }},
-      {"ttl", 2, [](Ctx& c) { return ttl_generic(c, kUsPerS); }},
-      {"pttl", 2, [](Ctx& c) { return ttl_generic(c, kUsPerMs); }},
-      {"persist", 2, cmd_persist},
-      {"type", 2, cmd_type},
-      {"mget", -2, cmd_mget},
-      {"time", 1, cmd_time},
-      {"ping", -1,
-       [](Ctx& c) { return c.argv.size() > 1 ? Reply::bulk(c.argv[1]) : Reply::status("PONG"); }},
-      {"hset", -4, cmd_hset, kDenyOom},
-      {"hget", 3, cmd_hget},
-      {"hmget", -3, cmd_hmget},
-      {"hdel", -3, cmd_hdel},
-      {"hgetall", 2, [](Ctx& c) { return hash_contents(c, true, true); }},
-      {"eval", -3, [](Ctx& c) { return eval_generic(c, false); }, kNoScript | kDenyOom},
-      {"evalsha", -3, [](Ctx& c) { return eval_generic(c, true); }, kNoScript | kDenyOom},
-      {"script", -2, cmd_script, kNoScript},
   };
+}
+
+const std::vector<CommandRow>& command_table() {
+  static const std::vector<CommandRow> table = [] {
+    std::vector<CommandRow> rows = {
+        {"get", 2, cmd_get},
+        {"setnx", 3, cmd_setnx, kDenyOom},
+        {"setex", 4, [](Ctx& c) { return setex_generic(c, ExpiryUnit::kEx); }, kDenyOom},
+        {"psetex", 4, [](Ctx& c) { return setex_generic(c, ExpiryUnit::kPx); }, kDenyOom},
+        {"getex", -2, cmd_getex},
+        {"getset", 3, cmd_getset, kDenyOom},
+        {"getdel", 2, cmd_getdel},
+        {"strlen", 2, cmd_strlen},
+        {"append", 3, cmd_append, kDenyOom},
+        {"mset", -3, cmd_mset, kDenyOom},
+        {"expiretime", 2, [](Ctx& c) { return expiretime_generic(c, false); }},
+        {"pexpiretime", 2, [](Ctx& c) { return expiretime_generic(c, true); }},
+        {"hkeys", 2, [](Ctx& c) { return hash_contents(c, true, false); }},
+        {"hvals", 2, [](Ctx& c) { return hash_contents(c, false, true); }},
+        {"incrbyfloat", 3, cmd_incrbyfloat, kDenyOom},
+        {"unlink", -2, cmd_del},
+        {"expireat", -3, [](Ctx& c) { return expire_generic(c, kUsPerS, true); }},
+        {"pexpireat", -3, [](Ctx& c) { return expire_generic(c, kUsPerMs, true); }},
+        {"hsetnx", 4, cmd_hsetnx, kDenyOom},
+        {"hlen", 2, cmd_hlen},
+        {"hexists", 3, cmd_hexists},
+        {"hincrby", 4, cmd_hincrby, kDenyOom},
+        {"hincrbyfloat", 4, cmd_hincrbyfloat, kDenyOom},
+        {"set", -3, cmd_set, kDenyOom},
+        {"incr", 2, [](Ctx& c) { return incr_decr(c, 1, false); }, kDenyOom},
+        {"decr", 2, [](Ctx& c) { return incr_decr(c, -1, false); }, kDenyOom},
+        {"incrby", 3, [](Ctx& c) { return incr_decr(c, 1, true); }, kDenyOom},
+        {"decrby", 3, [](Ctx& c) { return incr_decr(c, -1, true); }, kDenyOom},
+        {"del", -2, cmd_del},
+        {"exists", -2, cmd_exists},
+        {"expire", -3, [](Ctx& c) { return expire_generic(c, kUsPerS, false); }},
+        {"pexpire", -3, [](Ctx& c) { return expire_generic(c, kUsPerMs, false); }},
+        {"ttl", 2, [](Ctx& c) { return ttl_generic(c, kUsPerS); }},
+        {"pttl", 2, [](Ctx& c) { return ttl_generic(c, kUsPerMs); }},
+        {"persist", 2, cmd_persist},
+        {"type", 2, cmd_type},
+        {"mget", -2, cmd_mget},
+        {"time", 1, cmd_time},
+        {"ping", -1,
+         [](Ctx& c) { return c.argv.size() > 1 ? Reply::bulk(c.argv[1]) : Reply::status("PONG"); }},
+        {"hset", -4, [](Ctx& c) { return hset_generic(c, false); }, kDenyOom},
+        {"hmset", -4, [](Ctx& c) { return hset_generic(c, true); }, kDenyOom},
+        {"rename", 3, [](Ctx& c) { return rename_generic(c, false); }},
+        {"renamenx", 3, [](Ctx& c) { return rename_generic(c, true); }},
+        {"hget", 3, cmd_hget},
+        {"hmget", -3, cmd_hmget},
+        {"hdel", -3, cmd_hdel},
+        {"hgetall", 2, [](Ctx& c) { return hash_contents(c, true, true); }},
+        {"eval", -3, [](Ctx& c) { return eval_generic(c, false); }, kNoScript | kDenyOom},
+        {"evalsha", -3, [](Ctx& c) { return eval_generic(c, true); }, kNoScript | kDenyOom},
+        {"script", -2, cmd_script, kNoScript},
+    };
+    const std::vector<CommandRow> more = collection_rows();
+    rows.insert(rows.end(), more.begin(), more.end());
+    return rows;
+  }();
   return table;
 }
 

@@ -38,11 +38,14 @@ struct MockStore::Context {
   const Command& argv;
   TimeUs now_us;
 
+  // Redis's clock for expiry: whole milliseconds (mstime()).
+  std::int64_t now_ms() const { return now_us / kUsPerMs; }
   // The live entry for `key`, or nullptr (an expired key is deleted on the way, as Redis does).
+  // Live through the millisecond of its expiry, as Redis's keyIsExpired (`now > when`).
   Entry* lookup(const std::string& key) {
     auto it = store.keys_.find(key);
     if (it == store.keys_.end()) return nullptr;
-    if (it->second.expire_at_us >= 0 && it->second.expire_at_us <= now_us) {
+    if (it->second.expire_at_ms >= 0 && it->second.expire_at_ms < now_ms()) {
       store.keys_.erase(it);
       return nullptr;
     }
@@ -64,14 +67,19 @@ struct MockStore::Context {
   // A fresh value of `type` at `key` (no TTL); an existing key's expiry-heap entry is kept, so
   // overwriting a key never adds heap entries.
   Entry& create(const std::string& key, Type type);
-  void set_ttl(const std::string& key, Entry& entry, TimeUs expire_at_us) {
-    entry.expire_at_us = expire_at_us;
-    if (entry.heap_at_us < 0 || expire_at_us < entry.heap_at_us) {
-      entry.heap_at_us = expire_at_us;
-      store.track_expiry(key, expire_at_us);
+  // Whether a new expiry `when_ms` deletes the key at once instead (Redis's checkAlreadyExpired:
+  // `when <= now`, one millisecond earlier than lookup's test).
+  bool already_expired(std::int64_t when_ms) const { return when_ms <= now_ms(); }
+  void set_ttl(const std::string& key, Entry& entry, std::int64_t expire_at_ms) {
+    entry.expire_at_ms = expire_at_ms;
+    if (entry.heap_at_ms < 0 || expire_at_ms < entry.heap_at_ms) {
+      entry.heap_at_ms = expire_at_ms;
+      store.track_expiry(key, expire_at_ms);
     }
   }
   void erase(const std::string& key) { store.keys_.erase(key); }
+  // Moves the live key `from` (value and TTL) to the name `to`, which holds no key.
+  void move_key(const std::string& from, const std::string& to);
   std::string name() const { return ascii_lower(argv[0]); }
   LuaEngine& lua() { return store.lua(); }
   void flush_scripts() { store.lua_.reset(); }
@@ -92,6 +100,8 @@ Reply pop_generic(MockStore::Context& ctx, bool head);   // LPOP / RPOP [count]
 Reply cmd_lrange(MockStore::Context& ctx);
 Reply cmd_llen(MockStore::Context& ctx);
 Reply cmd_ltrim(MockStore::Context& ctx);
+Reply cmd_lindex(MockStore::Context& ctx);
+Reply cmd_lrem(MockStore::Context& ctx);
 
 // Sorted-set commands (mock_zset.cpp).
 Reply cmd_zadd(MockStore::Context& ctx);

@@ -138,4 +138,59 @@ Reply cmd_ltrim(Ctx& ctx) {
   return Reply::status("OK");
 }
 
+// LINDEX key index, in Redis 7.0's order: the key (nil when missing), its type, then the index
+// (negative from the tail); nil outside the list.
+Reply cmd_lindex(Ctx& ctx) {
+  Reply error;
+  Entry* entry = list_entry(ctx, error);
+  if (error.is_error()) return error;
+  if (entry == nullptr) return Reply::nil();
+  std::int64_t index = 0;
+  if (!parse_strict_int(ctx.argv[2], index)) return Reply::error(kNotInteger);
+  const MockStore::List& list = *entry->list;
+  const auto size = static_cast<std::int64_t>(list.size());
+  if (index < 0) index += size;
+  if (index < 0 || index >= size) return Reply::nil();
+  return Reply::bulk(list[static_cast<std::size_t>(index)]);
+}
+
+// LREM key count element, in Redis 7.0's order: the count, then the key. Removes up to `count`
+// elements equal to `element` from the head (count > 0), from the tail (count < 0) or all (0);
+// answers how many went, and deletes a list it empties.
+Reply cmd_lrem(Ctx& ctx) {
+  std::int64_t count = 0;
+  if (!parse_strict_int(ctx.argv[2], count)) return Reply::error(kNotInteger);
+  Reply error;
+  Entry* entry = list_entry(ctx, error);
+  if (error.is_error()) return error;
+  if (entry == nullptr) return Reply::from_integer(0);
+  MockStore::List& list = *entry->list;
+  const std::string& element = ctx.argv[3];
+  // Unsigned magnitude: -INT64_MIN does not fit a signed count.
+  std::uint64_t left = count == 0  ? list.size()
+                       : count > 0 ? static_cast<std::uint64_t>(count)
+                                   : 0 - static_cast<std::uint64_t>(count);
+  std::int64_t removed = 0;
+  if (count >= 0) {
+    for (auto it = list.begin(); it != list.end() && left > 0;) {
+      if (*it != element) {
+        ++it;
+        continue;
+      }
+      it = list.erase(it);
+      ++removed;
+      --left;
+    }
+  } else {
+    for (std::size_t i = list.size(); i > 0 && left > 0; --i) {
+      if (list[i - 1] != element) continue;
+      list.erase(list.begin() + static_cast<std::ptrdiff_t>(i - 1));
+      ++removed;
+      --left;
+    }
+  }
+  if (list.empty()) ctx.erase(ctx.argv[1]);
+  return Reply::from_integer(removed);
+}
+
 }  // namespace rlsim

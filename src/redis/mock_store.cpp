@@ -33,8 +33,8 @@ std::string to_display(const Reply& reply) {
   return "?";
 }
 
-void MockStore::track_expiry(const std::string& key, TimeUs expire_at_us) {
-  expiry_heap_.emplace_back(expire_at_us, key);
+void MockStore::track_expiry(const std::string& key, std::int64_t expire_at_ms) {
+  expiry_heap_.emplace_back(expire_at_ms, key);
   std::push_heap(expiry_heap_.begin(), expiry_heap_.end(), std::greater<>());
   if (expiry_heap_.size() > 2 * keys_.size() + kHeapSlack) rebuild_expiry_heap();
 }
@@ -44,27 +44,29 @@ void MockStore::track_expiry(const std::string& key, TimeUs expire_at_us) {
 void MockStore::rebuild_expiry_heap() {
   expiry_heap_.clear();
   for (auto& [key, entry] : keys_) {
-    entry.heap_at_us = entry.expire_at_us;
-    if (entry.expire_at_us >= 0) expiry_heap_.emplace_back(entry.expire_at_us, key);
+    entry.heap_at_ms = entry.expire_at_ms;
+    if (entry.expire_at_ms >= 0) expiry_heap_.emplace_back(entry.expire_at_ms, key);
   }
   std::make_heap(expiry_heap_.begin(), expiry_heap_.end(), std::greater<>());
 }
 
+// A key is due once the millisecond it expires in has passed (now_ms > expire_at_ms).
 void MockStore::expire_due(TimeUs now_us) {
-  while (!expiry_heap_.empty() && expiry_heap_.front().first <= now_us) {
+  const std::int64_t now_ms = now_us / kUsPerMs;
+  while (!expiry_heap_.empty() && expiry_heap_.front().first < now_ms) {
     std::pop_heap(expiry_heap_.begin(), expiry_heap_.end(), std::greater<>());
-    auto [due_us, key] = std::move(expiry_heap_.back());
+    auto [due_ms, key] = std::move(expiry_heap_.back());
     expiry_heap_.pop_back();
     auto it = keys_.find(key);
-    if (it == keys_.end() || it->second.heap_at_us != due_us) continue;  // stale entry
+    if (it == keys_.end() || it->second.heap_at_ms != due_ms) continue;  // stale entry
     Entry& entry = it->second;
-    if (entry.expire_at_us >= 0 && entry.expire_at_us <= now_us) {
+    if (entry.expire_at_ms >= 0 && entry.expire_at_ms < now_ms) {
       keys_.erase(it);
-    } else if (entry.expire_at_us >= 0) {  // TTL was extended: follow it
-      entry.heap_at_us = entry.expire_at_us;
-      track_expiry(key, entry.expire_at_us);
+    } else if (entry.expire_at_ms >= 0) {  // TTL was extended: follow it
+      entry.heap_at_ms = entry.expire_at_ms;
+      track_expiry(key, entry.expire_at_ms);
     } else {
-      entry.heap_at_us = -1;  // persisted
+      entry.heap_at_ms = -1;  // persisted
     }
   }
 }

@@ -67,8 +67,11 @@ class MockStore final : public DataStore {
     std::unique_ptr<ZSet> zset;  // kZSet
     std::unique_ptr<Set> set;    // kSet
     std::unique_ptr<List> list;  // kList
-    TimeUs expire_at_us = -1;    // -1: no TTL
-    TimeUs heap_at_us = -1;      // time of this key's live expiry-heap entry, -1: none
+    // Redis's `when`: the key's expiry in whole Unix milliseconds, -1 without a TTL. As in Redis
+    // (db.c, keyIsExpired: `now > when`), the key lives while now_ms <= expire_at_ms, so through
+    // the whole millisecond it expires in.
+    std::int64_t expire_at_ms = -1;
+    std::int64_t heap_at_ms = -1;  // time of this key's live expiry-heap entry, -1: none
   };
 
   // Internal to the command handlers.
@@ -76,7 +79,7 @@ class MockStore final : public DataStore {
 
  private:
   void expire_due(TimeUs now_us);
-  void track_expiry(const std::string& key, TimeUs expire_at_us);
+  void track_expiry(const std::string& key, std::int64_t expire_at_ms);
   void rebuild_expiry_heap();
   static constexpr std::size_t kHeapSlack = 64;
 
@@ -88,12 +91,12 @@ class MockStore final : public DataStore {
   std::size_t max_keys_;
   std::unique_ptr<LuaEngine> lua_;
   std::unordered_map<std::string, Entry> keys_;
-  // Min-heap of (time, key) driving active expiry, so memory follows live keys, not past windows.
-  // The live entry of a key is the one whose time equals Entry::heap_at_us; others are stale and
-  // dropped when they come due. A key's entry is never later than its TTL. Invariant: the heap
-  // holds at most 2 * keys_.size() + kHeapSlack entries (track_expiry rebuilds it when stale
+  // Min-heap of (expire_at_ms, key) driving active expiry, so memory follows live keys, not past
+  // windows. The live entry of a key is the one whose time equals Entry::heap_at_us; others are
+  // stale and dropped when they come due. A key's entry is never later than its TTL. Invariant: the
+  // heap holds at most 2 * keys_.size() + kHeapSlack entries (track_expiry rebuilds it when stale
   // entries from deleted or shortened keys would pass that).
-  std::vector<std::pair<TimeUs, std::string>> expiry_heap_;
+  std::vector<std::pair<std::int64_t, std::string>> expiry_heap_;
   TimeUs last_now_us_ = 0;
   // The first Redis command a running script called that the mock does not implement (upper
   // case), "" when none: the script's reply then becomes an error that stops the run, even if the

@@ -18,7 +18,7 @@ const char* const kSweepPrelude =
     "local __rlk=#ARGV local __rlo=ARGV[__rlk] local __rlt=tonumber(ARGV[__rlk-1]) "
     "ARGV[__rlk]=nil ARGV[__rlk-1]=nil "
     "for __rli=1,#KEYS do local __rle=redis.call('PEXPIRETIME',KEYS[__rli]) "
-    "if __rle>=0 and __rle<=__rlt then redis.call('DEL',KEYS[__rli]) end end ";
+    "if __rle>=0 and __rle+1000<=__rlt then redis.call('DEL',KEYS[__rli]) end end ";
 
 namespace {
 
@@ -36,6 +36,7 @@ namespace {
 // table, so a row added there is mapped here.
 constexpr const char* kClockHead =
     "local function __rlX(__rlz,...) local o=tonumber(__rlo) local now=__rlt-o "
+    "local nowms=now-now%1e3 "
     "local function nrm(v) local x=tonumber(v) if x==nil or x<=0 or x>=1e16 or x~=math.floor(x) "
     "then return nil end if type(v)=='string' and not string.find(v,'^[1-9]%d*$') then return nil "
     "end return x end "
@@ -53,7 +54,8 @@ constexpr const char* kClockBody =
     "if k==6 and n==1 then r={string.format('%.0f',math.floor(now/1e6)),"
     "string.format('%.0f',now%1e6)} "
     "elseif k==4 and n==2 then r=f('PEXPIRETIME',a[2]) "
-    "if type(r)=='number' and r>=0 then r=math.floor((r-__rlt+u/2)/u) end "
+    "if type(r)=='number' and r>=0 then r=math.max(math.floor((r-o)/1e3)-math.floor(now/1e3),0) "
+    "if u==1e6 then r=math.floor((r+500)/1000) end end "
     "elseif k==5 and n==2 then r=f('PEXPIRETIME',a[2]) "
     "if type(r)=='number' and r>=0 then r=math.floor((r-o)/1e3) "
     "if u==1e6 then r=math.floor((r+500)/1000) end end "
@@ -61,9 +63,9 @@ constexpr const char* kClockBody =
     "r={err='ERR rlsim: script called '..c..(sub and ' '..sub or '')..', which answers the "
     "server wall clock: real mode cannot map it to virtual time (docs/real-redis.md)'} "
     "else local at,pv=nil,0 "
-    "if k==0 and n>=3 then local v=nrm(a[3]) if v then at=v*u if rel then at=at+now end "
+    "if k==0 and n>=3 then local v=nrm(a[3]) if v then at=v*u if rel then at=at+nowms end "
     "pv=3 a[1]='PEXPIREAT' end "
-    "elseif k==1 and n==4 then local v=nrm(a[3]) if v then at=v*u+now pv=5 end "
+    "elseif k==1 and n==4 then local v=nrm(a[3]) if v then at=v*u+nowms pv=5 end "
     // SET / GETEX: every EX / PX / EXAT / PXAT (Redis allows one kind, repeated: the last
     // wins) becomes PXAT, or none does.
     "elseif k==2 then local q,ok,idx,ts,j=nil,true,{},{},from while j<=n do "
@@ -71,15 +73,16 @@ constexpr const char* kClockBody =
     "if p=='EX' or p=='PX' or p=='EXAT' or p=='PXAT' then if (q and q~=p) or j==n then ok=false "
     "end q=p idx[#idx+1]=j j=j+1 end j=j+1 end "
     "if q and ok then for y,x in ipairs(idx) do local v=nrm(a[x+1]) if not v then ok=false break "
-    "end local t=v*((q=='EX' or q=='EXAT') and 1e6 or 1e3) if q=='EX' or q=='PX' then t=t+now "
-    "end if not (t>now and t+o<9e15) then ok=false break end ts[y]=t end "
+    "end local t=v*((q=='EX' or q=='EXAT') and 1e6 or 1e3) if q=='EX' or q=='PX' then "
+    "t=t+nowms end if not ((t>nowms or (c=='SET' and t==nowms)) and t+o<9e15) then ok=false "
+    "break end ts[y]=t end "
     "if ok then for y,x in ipairs(idx) do a[x]='PXAT' a[x+1]=string.format('%.0f',ts[y]+o) end "
     "end end "
     "elseif k==3 and n>=4 then local v=nrm(a[3]) local abs=false for j=5,n do "
     "if type(a[j])=='string' and string.upper(a[j])=='ABSTTL' then abs=true end end "
-    "if v then at=v*u if not abs then at=at+now end pv=3 "
+    "if v then at=v*u if not abs then at=at+nowms end pv=3 "
     "if not abs then n=n+1 a[n]='ABSTTL' end end end "
-    "if at and at>now and at+o<9e15 then local t=string.format('%.0f',at+o) "
+    "if at and at>nowms and at+o<9e15 then local t=string.format('%.0f',at+o) "
     "if k==1 then a={'SET',a[2],a[4],'PXAT',t} n=5 else a[pv]=t end "
     "elseif k~=2 then a={...} n=select('#',...) end "
     "r=f(unpack(a,1,n)) end "

@@ -107,17 +107,44 @@ std::optional<Template> parse_template(std::string_view text, std::string& error
   return parts;
 }
 
-// allow_if: `reply` or `reply[N]` (N >= 1, an element of an array reply), an operator, an integer.
+// allow_if: `reply` or `reply[N]` (N >= 1, an element of an array reply), an operator, and an
+// integer, `nil` or a "quoted string" (these two with == and != only).
 struct Rule {
+  enum class Kind { kInteger, kNil, kString };
   std::size_t element = 0;  // 0: the whole reply; N: reply[N]
   std::string op;
-  std::int64_t value = 0;
+  Kind kind = Kind::kInteger;
+  std::int64_t value = 0;  // kInteger
+  std::string text;        // kString
 };
+
+// The right-hand side of a rule at `at`: `nil`, "text" (no escapes) or an integer.
+bool read_operand(std::string_view text, std::size_t& at, Rule& rule) {
+  if (text.substr(at, 3) == "nil") {
+    rule.kind = Rule::Kind::kNil;
+    at += 3;
+    return true;
+  }
+  if (at < text.size() && text[at] == '"') {
+    const std::size_t close = text.find('"', at + 1);
+    if (close == std::string_view::npos) return false;
+    rule.kind = Rule::Kind::kString;
+    rule.text = text.substr(at + 1, close - at - 1);
+    at = close + 1;
+    return true;
+  }
+  const char* begin = text.data() + at;
+  const auto [end, ec] = std::from_chars(begin, text.data() + text.size(), rule.value);
+  if (ec != std::errc() || end == begin) return false;
+  at += static_cast<std::size_t>(end - begin);
+  return true;
+}
 
 std::optional<Rule> parse_rule(std::string_view text, std::string& error) {
   error = fmt::format(
-      "bad rule \"{}\": expected reply or reply[N], one of == != < <= > >=, and an integer "
-      "(e.g. \"reply == 1\", \"reply[1] == 0\")",
+      "bad rule \"{}\": expected reply or reply[N], one of == != < <= > >=, and an integer, or "
+      "== / != and nil or a \"string\" (e.g. \"reply == 1\", \"reply[1] == 0\", "
+      "\"reply != nil\")",
       text);
   std::size_t at = 0;
   const auto skip_spaces = [&] {
@@ -153,7 +180,8 @@ std::optional<Rule> parse_rule(std::string_view text, std::string& error) {
   }
   if (rule.op.empty()) return std::nullopt;
   skip_spaces();
-  if (!read_integer(rule.value)) return std::nullopt;
+  if (!read_operand(text, at, rule)) return std::nullopt;
+  if (rule.kind != Rule::Kind::kInteger && rule.op != "==" && rule.op != "!=") return std::nullopt;
   skip_spaces();
   if (at != text.size()) return std::nullopt;
   error.clear();
@@ -161,6 +189,8 @@ std::optional<Rule> parse_rule(std::string_view text, std::string& error) {
 }
 
 bool holds(const Rule& rule, std::int64_t reply) {
+  if (rule.kind == Rule::Kind::kString)
+    return (rule.op == "==") == (std::to_string(reply) == rule.text);
   if (rule.op == "==") return reply == rule.value;
   if (rule.op == "!=") return reply != rule.value;
   if (rule.op == "<") return reply < rule.value;
@@ -294,21 +324,33 @@ class CustomLua final : public PerLimitScriptStrategy {
   bool integer_reply() const override { return false; }  // the rule reads any reply type
   bool admits(std::size_t, const Reply& reply) override {
     const Reply* value = &reply;
+    // Past the end of an array reply, reply[N] is nil, as in Lua (only a nil rule reads it).
+    bool beyond_end = false;
     if (rule_.element > 0) {
-      value = reply.type == Reply::Type::kArray && reply.elements.size() >= rule_.element
-                  ? &reply.elements[rule_.element - 1]
-                  : nullptr;
+      const bool array = reply.type == Reply::Type::kArray;
+      beyond_end = array && reply.elements.size() < rule_.element;
+      value = array && !beyond_end ? &reply.elements[rule_.element - 1] : nullptr;
+    }
+    if (rule_.kind == Rule::Kind::kNil && (value != nullptr || beyond_end)) {
+      const bool nil = beyond_end || value->type == Reply::Type::kNil;
+      return (rule_.op == "==") == nil;
+    }
+    if (rule_.kind == Rule::Kind::kString && value != nullptr &&
+        (value->type == Reply::Type::kBulk || value->type == Reply::Type::kStatus ||
+         value->type == Reply::Type::kNil)) {
+      const bool equal = value->type != Reply::Type::kNil && value->text == rule_.text;
+      return (rule_.op == "==") == equal;
     }
     std::int64_t number = 0;
-    bool readable = value != nullptr;
+    bool readable = value != nullptr && value->type != Reply::Type::kArray;
     if (readable && value->type == Reply::Type::kInteger) number = value->integer;
-    // A Lua false arrives as nil: read it as 0 (and true arrives as 1).
-    if (readable && (value->type == Reply::Type::kBulk || value->type == Reply::Type::kStatus)) {
+    // For an integer rule a Lua false arrives as nil and reads as 0 (true arrives as 1).
+    if (readable && rule_.kind == Rule::Kind::kInteger &&
+        (value->type == Reply::Type::kBulk || value->type == Reply::Type::kStatus)) {
       const auto [end, ec] =
           std::from_chars(value->text.data(), value->text.data() + value->text.size(), number);
       readable = ec == std::errc() && end == value->text.data() + value->text.size();
     }
-    if (readable && value->type == Reply::Type::kArray) readable = false;
     if (!readable) {
       fail(fmt::format("script {}: reply {} does not fit allow_if \"{}\"", script_.name(),
                        to_display(reply), allow_if_));
@@ -379,8 +421,10 @@ StrategyInfo declare_custom_lua() {
       "${limit}, ${window_ms}, ${window_us}, ${window} (the aligned window number), ${now_s}, "
       "${now_ms}, ${now_us} (the instance's clock), ${cost} (1), ${instance} and ${request_id}. "
       "allow_if turns the reply into a decision: reply or reply[N] (1-based element of an array "
-      "reply), one of == != < <= > >=, and an integer (e.g. \"reply == 1\", \"reply[1] == 0\"); "
-      "a nil reply (Lua false) reads as 0. An error reply counts as a Redis error (on_error "
+      "reply), one of == != < <= > >=, and an integer (e.g. \"reply == 1\", \"reply[1] == 0\"; "
+      "a nil reply, Lua false, reads as 0), or == / != and nil or a \"string\" (\"reply != nil\" "
+      "for a limiter that answers a slot name or nil). An error reply counts as a Redis error "
+      "(on_error "
       "applies); a script that does not compile, exceeds the instruction budget, or returns a "
       "reply allow_if cannot read stops the run (exit 4). The trade-off is whatever your script's "
       "is; the point is to measure it on your traffic next to the built-in strategies. Its ideal "
