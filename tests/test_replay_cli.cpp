@@ -36,9 +36,9 @@ TEST_CASE("cli: malformed log lines are reported with their line numbers") {
   CHECK(dir.out().find("in_memory: production's verdicts: 3 of 4 agree (75.00%)") !=
         std::string::npos);
   const std::string report = read_text_file(dir.path / "out" / "report.json");
-  CHECK(report.find(R"("bad_line_examples": [
-            {
-              "line": 5,)") != std::string::npos);
+  CHECK(report.find(R"("bad_lines": 2,)") != std::string::npos);
+  CHECK(report.find(R"("line": 5,)") != std::string::npos);
+  CHECK(report.find(R"("line": 6,)") != std::string::npos);
 }
 
 TEST_CASE("cli: a missing log is refused before the run, naming the file") {

@@ -14,7 +14,7 @@ using namespace rlsim;
 
 namespace {
 
-struct Arrival {
+struct Seen {
   TimeUs at_us;
   std::uint32_t user;
   int instance;
@@ -27,7 +27,7 @@ class Recorder final : public DecisionObserver {
     arrivals.push_back({decided.request.arrival_us, decided.request.user, decided.outcome.instance,
                         decided.outcome.allowed});
   }
-  std::vector<Arrival> arrivals;
+  std::vector<Seen> arrivals;
 };
 
 // A scenario whose traffic is `traffic` (JSON), with logs served from `files` by name.
@@ -53,7 +53,7 @@ Scenario replay_scenario(const std::string& traffic, std::map<std::string, std::
   return scenario;
 }
 
-std::pair<StrategyResult, std::vector<Arrival>> run_recorded(const Scenario& scenario) {
+std::pair<StrategyResult, std::vector<Seen>> run_recorded(const Scenario& scenario) {
   const auto strategies = resolve_strategies(scenario, "test.json");
   Recorder recorder;
   StrategySession session(scenario, strategies.front(), scenario.seed);
@@ -62,7 +62,7 @@ std::pair<StrategyResult, std::vector<Arrival>> run_recorded(const Scenario& sce
   return {std::move(result), recorder.arrivals};
 }
 
-std::vector<TimeUs> times_of(const std::vector<Arrival>& arrivals) {
+std::vector<TimeUs> times_of(const std::vector<Seen>& arrivals) {
   std::vector<TimeUs> out;
   for (const auto& a : arrivals) out.push_back(a.at_us);
   return out;
@@ -102,9 +102,9 @@ TEST_CASE("replay: from, to and speedup choose and scale the window") {
   // A duration is an offset after the first line, for from and to alike.
   CHECK(times(R"("from": "500ms", "to": "2s")") == std::vector<TimeUs>{0, 500'000});
   CHECK(times(R"("to": "1s")") == std::vector<TimeUs>{0, 500'000});
-  const auto [result, arrivals] = run_recorded(
-      replay_scenario(R"({"name": "log", "end": "2s", "replay": {"file": "a.csv", "from": 10.5}})",
-                      {{"a.csv", kCsv}}));
+  const auto [result, arrivals] = run_recorded(replay_scenario(
+      R"({"name": "log", "end": "1.5s", "replay": {"file": "a.csv", "from": 10.5}})",
+      {{"a.csv", kCsv}}));
   CHECK(arrivals.size() == 2);
   CHECK(result.replay->groups[0].ended_by == "group end");
   CHECK(result.replay->groups[0].before_window == 1);
@@ -163,7 +163,7 @@ TEST_CASE("replay: traffic[].instance sends a synthetic group to one instance") 
       replay_scenario(R"({"name": "steady", "rate": "10/s", "arrival": "constant", "instance": 2})",
                       {}, "in_memory", 4));
   REQUIRE(arrivals.size() == 100);
-  for (const Arrival& a : arrivals) CHECK(a.instance == 2);
+  for (const Seen& a : arrivals) CHECK(a.instance == 2);
 }
 
 TEST_CASE("replay: production's verdicts beside the strategy's, request by request") {
