@@ -70,3 +70,14 @@ TEST_CASE("cli: more malformed lines than max_bad_lines stop the run with exit c
   CHECK(dir.err().find("traffic group log: more than 1 malformed lines (max_bad_lines); the "
                        "first: line 5:") != std::string::npos);
 }
+
+TEST_CASE("cli: a sweep over a replay setting reads the log beside the scenario") {
+  CliDir dir("replay-sweep", scenario_with(R"({"file": "logs/a.csv"})"));
+  std::filesystem::create_directories(dir.path / "logs");
+  std::ofstream(dir.path / "logs" / "a.csv") << kLog;
+  CHECK(dir.rlsim("sweep s.json --set traffic[0].replay.speedup=1,2 --metric offered --out out") ==
+        0);
+  CHECK(dir.err().find("cannot read") == std::string::npos);
+  const std::string sweep = read_text_file(dir.path / "out" / "sweep.json");
+  CHECK(sweep.find("\"offered\": 4") != std::string::npos);
+}

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <filesystem>
 #include <set>
 
 #include "core/file_text.h"
@@ -499,8 +498,7 @@ Scenario load_scenario(const std::string& path) {
   scenario.file = path;
   // Replayed logs are read from files beside the scenario (docs/replay.md); a browser front end
   // sets its own opener after parse_scenario instead.
-  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-  scenario.open_log = file_log_opener(folder.empty() ? "." : folder.string());
+  scenario.open_log = scenario_log_opener(path);
   check_replay_logs(scenario, path);
   return scenario;
 }

@@ -198,7 +198,9 @@ void check_replay_logs(const Scenario& scenario, const std::string& file) {
   }
 }
 
-LogOpener file_log_opener(const std::string& folder) {
+LogOpener scenario_log_opener(const std::string& scenario_path) {
+  const std::filesystem::path parent = std::filesystem::path(scenario_path).parent_path();
+  const std::string folder = parent.empty() ? "." : parent.string();
   return [folder](const std::string& name, std::string& error) -> std::unique_ptr<std::istream> {
     const std::filesystem::path path = std::filesystem::path(name).is_absolute()
                                            ? std::filesystem::path(name)

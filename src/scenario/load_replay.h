@@ -18,8 +18,9 @@ void read_traffic_replay(ObjectReader& group_reader, TrafficGroup& group);
 // ScenarioError naming `file` and the group's path, before any run starts.
 void check_replay_logs(const Scenario& scenario, const std::string& file);
 
-// A LogOpener for regular files, names relative to `folder` (the scenario's): what the command
-// line uses (core/file_text.h: a named pipe or a device is refused without blocking).
-LogOpener file_log_opener(const std::string& folder);
+// A LogOpener for regular files, names relative to the folder of the scenario file at
+// `scenario_path`: what the command line uses (core/file_text.h: a named pipe or a device is
+// refused without blocking).
+LogOpener scenario_log_opener(const std::string& scenario_path);
 
 }  // namespace rlsim
