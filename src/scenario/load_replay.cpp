@@ -165,8 +165,8 @@ void read_traffic_replay(ObjectReader& group_reader, TrafficGroup& group) {
   }
   const json* replay = group_reader.find("replay");
   if (replay == nullptr) return;
-  for (const char* field :
-       {"users", "rate", "ramp_to", "arrival", "burst_size", "ips", "endpoints", "instance"}) {
+  for (const char* field : {"users", "rate", "ramp_to", "arrival", "burst_size", "ips", "endpoints",
+                            "instance", "roaming"}) {
     if (group_reader.find(field) != nullptr)
       group_reader.fail(group_reader.path_of(field),
                         "not allowed with \"replay\" (the log gives the requests; pin them to "
