@@ -13,15 +13,18 @@ import sys
 # Each folder of src/ and the folders it may include (CMakeLists.txt's DEPS, transitively).
 LAYERS = {
     "core": set(),
-    "scenario": {"core"},
+    "logs": {"core"},
+    "scenario": {"core", "logs"},
     "redis": {"core"},
-    "world": {"core", "scenario", "redis"},
-    "strategy": {"core", "scenario", "redis", "world"},
-    "oracle": {"core", "scenario", "world", "redis"},
-    "report": {"core", "scenario", "world", "redis", "oracle"},
-    "engine": {"core", "scenario", "redis", "world", "strategy", "oracle", "report"},
-    "real": {"core", "scenario", "redis", "world", "strategy", "oracle", "report", "engine"},
-    "app": {"core", "scenario", "redis", "world", "strategy", "oracle", "report", "engine", "real"},
+    "world": {"core", "logs", "scenario", "redis"},
+    "strategy": {"core", "logs", "scenario", "redis", "world"},
+    "oracle": {"core", "logs", "scenario", "world", "redis"},
+    "report": {"core", "logs", "scenario", "world", "redis", "oracle"},
+    "engine": {"core", "logs", "scenario", "redis", "world", "strategy", "oracle", "report"},
+    "real": {"core", "logs", "scenario", "redis", "world", "strategy", "oracle", "report", "engine"},
+    "app": {"core", "logs", "scenario", "redis", "world", "strategy", "oracle", "report", "engine",
+            "real"},
+    "web": {"core", "logs", "scenario", "redis", "world", "strategy", "oracle", "report", "engine"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

@@ -17,6 +17,7 @@
 #include "engine/commands.h"
 #include "engine/expect.h"
 #include "report/svg_chart.h"
+#include "scenario/load_replay.h"
 
 namespace rlsim {
 
@@ -292,6 +293,7 @@ std::vector<Point> grid_points(const SweepOptions& options, const ordered_json& 
     const std::string file = options.scenario_path + " with --set " + point.setting;
     point.scenario = parse_scenario(changed.dump(), file);
     point.scenario.file = options.scenario_path;  // scripts resolve from the scenario's folder
+    point.scenario.open_log = scenario_log_opener(options.scenario_path);  // so do replayed logs
     point.strategies = select_strategies(resolve_strategies(point.scenario, file), options.labels,
                                          options.scenario_path);
     for (const auto& strategy : point.strategies) point.labels.push_back(strategy.label);

@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <streambuf>
+#include <utility>
+#include <vector>
 
 namespace rlsim {
 namespace {
@@ -45,9 +48,60 @@ class Descriptor {
   Descriptor(const Descriptor&) = delete;
   Descriptor& operator=(const Descriptor&) = delete;
   int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
 
  private:
   int fd_;
+};
+
+// Opens `path` without blocking; the descriptor (-1 on failure, `error` set) of a regular file.
+int open_regular(const std::string& path, std::string& error) {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer. It changes nothing
+  // for a regular file, the only kind read.
+  Descriptor fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    error = open_error(errno);
+    return -1;
+  }
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0) {
+    error = open_error(errno);
+    return -1;
+  }
+  error = kind_error(info.st_mode);
+  return error.empty() ? fd.release() : -1;
+}
+
+// A read-only stream buffer over a descriptor it owns, refilled 64 KiB at a time.
+class DescriptorBuffer final : public std::streambuf {
+ public:
+  explicit DescriptorBuffer(int fd) : fd_(fd), buffer_(65536) {}
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    ssize_t got = 0;
+    do {
+      got = ::read(fd_.get(), buffer_.data(), buffer_.size());
+    } while (got < 0 && errno == EINTR);
+    if (got < 0) throw std::ios_base::failure(std::strerror(errno));
+    if (got == 0) return traits_type::eof();
+    setg(buffer_.data(), buffer_.data(), buffer_.data() + got);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  Descriptor fd_;
+  std::vector<char> buffer_;
+};
+
+// The stream that owns its buffer.
+class DescriptorStream final : public std::istream {
+ public:
+  explicit DescriptorStream(int fd) : std::istream(nullptr), buffer_(fd) { rdbuf(&buffer_); }
+
+ private:
+  DescriptorBuffer buffer_;
 };
 
 }  // namespace
@@ -60,14 +114,18 @@ std::string format_byte_size(std::size_t bytes) {
   return fmt::format("{} bytes", bytes);
 }
 
+std::unique_ptr<std::istream> open_regular_stream(const std::string& path, std::string& error) {
+  const int fd = open_regular(path, error);
+  if (fd < 0) return nullptr;
+  return std::make_unique<DescriptorStream>(fd);
+}
+
 FileText read_regular_file(const std::string& path, std::size_t max_bytes) {
-  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer. It changes nothing
-  // for a regular file, the only kind read below.
-  const Descriptor fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-  if (fd.get() < 0) return {"", open_error(errno)};
+  std::string error;
+  const Descriptor fd(open_regular(path, error));
+  if (fd.get() < 0) return {"", error};
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) return {"", open_error(errno)};
-  if (std::string kind = kind_error(info.st_mode); !kind.empty()) return {"", kind};
   const std::string too_large = "larger than " + format_byte_size(max_bytes);
   if (static_cast<std::size_t>(info.st_size) > max_bytes) return {"", too_large};
   // Read at most max_bytes + 1: a file that grows while it is read is still bounded.

@@ -3,6 +3,8 @@
 // regular file of bounded size is read, and a named pipe or a device is refused without blocking
 // on it (opened with O_NONBLOCK, checked with fstat on the same descriptor).
 #include <cstddef>
+#include <istream>
+#include <memory>
 #include <string>
 
 namespace rlsim {
@@ -17,6 +19,11 @@ struct FileText {
 
 // Reads the regular file at `path` if it holds at most `max_bytes` bytes.
 FileText read_regular_file(const std::string& path, std::size_t max_bytes);
+
+// Opens the regular file at `path` to be read as a stream, of any size (a request log read line by
+// line): null, with `error` set as read_regular_file sets it, when it cannot be opened or is not a
+// regular file.
+std::unique_ptr<std::istream> open_regular_stream(const std::string& path, std::string& error);
 
 // "16 MiB", "64 KiB" or "1000 bytes": a size bound as messages and docs state it.
 std::string format_byte_size(std::size_t bytes);

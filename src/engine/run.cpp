@@ -20,8 +20,10 @@
 #include "engine/store_source.h"
 #include "oracle/alert_series.h"
 #include "oracle/oracle.h"
+#include "oracle/verdict_watch.h"
 #include "world/deployment.h"
 #include "world/instances.h"
+#include "world/replay_source.h"
 #include "world/retry.h"
 #include "world/traffic.h"
 
@@ -137,9 +139,16 @@ class StrategyRun final : public RequestSink, public EventTarget {
     result_.label = strategy.label;
     result_.name = strategy.info->name;
     for (std::uint32_t i = 0; i < scenario.traffic.size(); ++i) {
+      // A replay group reads its log through the opener the front end gave (docs/replay.md).
+      if (scenario.traffic[i].replay) {
+        replays_.push_back(std::make_unique<ReplaySource>(sim_, scenario.traffic[i], i, catalog_,
+                                                          seed, *this, scenario.open_log));
+        continue;
+      }
       sources_.push_back(
           std::make_unique<TrafficSource>(sim_, scenario.traffic[i], i, catalog_, seed, *this));
     }
+    if (!replays_.empty()) observers_.push_back(&verdicts_);
     // Only a scenario with retrying clients has them: the others schedule nothing more.
     if (RetryClients::wanted(scenario.traffic))
       retries_.emplace(sim_, scenario.traffic, seed, scenario.duration_us, *this);
@@ -152,6 +161,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     for (std::size_t i = 0; i < schedule.size(); ++i) sim_.schedule(schedule[i].at_us, this, i);
     faults_.start();
     for (auto& source : sources_) source->start();
+    for (auto& replay : replays_) replay->start();
   }
 
   // Fires the events up to `until_us` (at most the scenario's end). Between two calls no event
@@ -217,6 +227,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     }
     if (alert_watch_) result_.alert_series = alert_watch_->series();
     if (retries_) result_.retries = retries_->result();
+    if (!replays_.empty()) result_.replay = replay_result();
     return std::move(result_);
   }
 
@@ -313,6 +324,21 @@ class StrategyRun final : public RequestSink, public EventTarget {
     run.free_.push_back(pending);
   }
 
+  // What the replay groups read, and production's verdicts beside this strategy's. Throws
+  // RunError (bad input) when a log could not be read or had too many malformed lines.
+  ReplayResult replay_result() const {
+    ReplayResult out;
+    for (const auto& replay : replays_) {
+      if (!replay->failure().empty())
+        throw RunError(
+            fmt::format("traffic group {}: {}", replay->result().group, replay->failure()),
+            exit_code::kBadInput);
+      out.groups.push_back(replay->result());
+    }
+    out.verdicts = verdicts_.agreement();
+    return out;
+  }
+
   Pending* allocate() {
     if (free_.empty()) {
       storage_.emplace_back();
@@ -346,6 +372,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
   bool shadow_ = false;                      // "mode": "shadow": every request is admitted
   std::optional<ShadowWatch> shadow_watch_;  // a shadow run, or the enforcing run paired with one
   std::optional<RetryClients> retries_;      // when some traffic group has `retry`
+  std::vector<std::unique_ptr<ReplaySource>> replays_;  // the traffic[].replay groups
+  VerdictWatch verdicts_;  // an observer when the scenario replays a log
 
  public:
   void set_trace(std::vector<DecisionRecord>* trace) { digest_.set_trace(trace); }

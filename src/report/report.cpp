@@ -9,6 +9,7 @@
 #include "report/alerts.h"
 #include "report/fault_report.h"
 #include "report/partial.h"
+#include "report/replay_report.h"
 #include "report/result_json.h"
 #include "report/rounding.h"
 #include "report/shadow_report.h"
@@ -99,6 +100,7 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
                        {"p99", totals.latency_us.quantile(0.99)},
                        {"max", totals.latency_us.max()}};
   if (result.retries) out["retries"] = retries_json(*result.retries);
+  if (result.replay) out["replay"] = replay_json(*result.replay);
   out["strategy_metrics"] = result.strategy_metrics;
   if (result.redis_side) {
     const ordered_json redis_side = redis_side_json(*result.redis_side);
@@ -193,6 +195,8 @@ std::string notes_table(const RunResult& result) {
       }
       out += fmt::format("{}: regions: {}\n", strategy.label, line);
     }
+    if (strategy.replay)
+      out += replay_text(strategy.label, *strategy.replay, &strategy == &result.strategies.front());
     if (const auto& r = strategy.retries) {
       out += fmt::format(
           "{}: retrying clients: {} first sends denied; {} retries sent, {} admitted; {} gave up, "

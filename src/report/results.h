@@ -51,6 +51,7 @@ struct StrategyResult {
   std::optional<std::vector<RegionResult>> regions;  // per region (docs/regions.md)
   std::optional<ShadowResult> shadow;                // set for a shadow run only
   std::optional<RetryResult> retries;                // set when some traffic group has `retry`
+  std::optional<ReplayResult> replay;                // set when some traffic group has `replay`
   // Set for a shadow run and its enforcing partner; not written to the JSON.
   std::shared_ptr<const RequestDecisions> decisions;
   // An FNV-1a-style hash over the decision stream (request id, decision time, allowed, denied_by,

@@ -11,6 +11,7 @@
 #include "scenario/json_text.h"
 #include "scenario/load_clocks.h"
 #include "scenario/load_regions.h"
+#include "scenario/load_replay.h"
 #include "scenario/reader.h"
 
 namespace rlsim {
@@ -125,7 +126,7 @@ TrafficGroup read_traffic(const json& value, const std::string& path, const std:
   group.name = reader.name_field("name", nullptr);
   const std::int64_t one = 1;
   group.users = reader.int_field("users", &one, 1, ScenarioBounds::kMaxUsersPerGroup);
-  group.rate_per_s = reader.rate_field("rate", true, 0);
+  group.rate_per_s = reader.rate_field("rate", !value.contains("replay"), 0);
   group.ramp_to_per_s = reader.rate_field("ramp_to", false, group.rate_per_s);
   group.arrival = reader.enum_field("arrival", Arrival::kPoisson, kArrivals);
   const std::int64_t default_burst = 10;
@@ -152,6 +153,7 @@ TrafficGroup read_traffic(const json& value, const std::string& path, const std:
   if (group.endpoints.empty()) group.endpoints.push_back("/api");
   read_traffic_region(reader, group);
   group.retry = read_retry(reader, duration_us);
+  read_traffic_replay(reader, group);
   reader.reject_unknown();
   return group;
 }
@@ -494,6 +496,10 @@ Scenario load_scenario(const std::string& path) {
     throw ScenarioError(fmt::format("{}: cannot read the file: {}", path, file.error));
   Scenario scenario = parse_scenario(file.text, path);
   scenario.file = path;
+  // Replayed logs are read from files beside the scenario (docs/replay.md); a browser front end
+  // sets its own opener after parse_scenario instead.
+  scenario.open_log = scenario_log_opener(path);
+  check_replay_logs(scenario, path);
   return scenario;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/time.h"
+#include "logs/log_reader.h"
 #include "scenario/clock_spec.h"
 #include "scenario/region_spec.h"
 
@@ -34,6 +35,11 @@ struct ScenarioBounds {
   static constexpr int kMaxPoolSize = 10000;
   static constexpr int kMaxClusterNodes = 64;  // redis.cluster.nodes
   static constexpr int kMaxRetries = 10;       // traffic[].retry.max
+  // A replay group (traffic[].replay, docs/replay.md): distinct users and IPs are interned up to
+  // kMaxUsersPerGroup each, endpoints up to this many; one second of a log with second-resolution
+  // times is held whole to spread it, up to this many lines.
+  static constexpr std::int64_t kMaxReplayEndpoints = 100'000;
+  static constexpr std::int64_t kMaxReplayLinesPerSecond = 1'000'000;
 };
 
 enum class LimitKey { kUser, kIp, kEndpoint, kGlobal };
@@ -94,6 +100,21 @@ struct RetrySpec {
   double jitter = 0;  // in [0, 1)
 };
 
+// A traffic group that replays a request log instead of generating requests (`traffic[].replay`,
+// docs/replay.md). A line at log time t is sent at true time
+// `group start + (t - origin) / speedup`, where the origin is `from` (log time) when given, else
+// the first line's time plus `from` as an offset (0 when absent).
+struct ReplaySpec {
+  std::string file;  // as written: a name the scenario's LogOpener opens
+  LogFormatSpec log;
+  std::vector<std::string> denied;  // verdict values (or comma-separated parts) meaning "denied"
+  std::optional<std::int64_t> from_log_us, to_log_us;  // absolute log times
+  DurationUs from_offset_us = 0;                       // after the first line, without from_log_us
+  std::optional<DurationUs> to_offset_us;              // after the first line
+  double speedup = 1;
+  std::int64_t max_bad_lines = 1000;  // more malformed lines stop the run (-1: never)
+};
+
 struct TrafficGroup {
   std::string name;
   std::int64_t users = 1;
@@ -111,7 +132,11 @@ struct TrafficGroup {
   std::uint32_t region = 0;
   double roaming = 0;
   std::uint32_t region_count = 1;
-  std::optional<RetrySpec> retry;  // unset: a denied client never retries (open-loop traffic)
+  std::optional<RetrySpec> retry;    // unset: a denied client never retries (open-loop traffic)
+  std::optional<ReplaySpec> replay;  // set: the requests come from a log (users, rate... unused)
+  // `traffic[].instance`: every request goes to this instance (start order), bypassing the load
+  // balancer while it is running (world/instances.h).
+  std::optional<std::uint32_t> instance;
 };
 
 struct RttSpec {
@@ -261,6 +286,10 @@ struct Scenario {
   std::vector<FaultSpec> faults;  // in file order
   RegionsSpec regions;
   std::vector<AlertRule> alerts;  // in file order; empty: the report has no alert timeline
+  // How a replay group's `file` is opened: set by the front end that loaded the scenario
+  // (load_scenario: a regular file under the scenario's folder; a browser: its uploads). The
+  // engine only calls it; unset, a replay group fails to start with a clear error.
+  LogOpener open_log;
 };
 
 }  // namespace rlsim

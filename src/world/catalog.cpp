@@ -22,6 +22,22 @@ Catalog::Catalog(const Scenario& scenario) {
     }
     group_endpoints_.push_back(std::move(ids));
   }
+  synthetic_endpoints_ = static_cast<std::ptrdiff_t>(endpoints_.size());
+}
+
+std::optional<std::uint32_t> Catalog::intern_endpoint(std::string_view name) {
+  if (const auto it = replayed_endpoints_.find(name); it != replayed_endpoints_.end())
+    return it->second;
+  // A synthetic group's endpoint of the same name is the same endpoint.
+  const auto synthetic =
+      std::find(endpoints_.begin(), endpoints_.begin() + synthetic_endpoints_, name);
+  if (synthetic != endpoints_.begin() + synthetic_endpoints_)
+    return static_cast<std::uint32_t>(synthetic - endpoints_.begin());
+  if (replayed_endpoints_.size() >= ScenarioBounds::kMaxReplayEndpoints) return std::nullopt;
+  const auto id = static_cast<std::uint32_t>(endpoints_.size());
+  endpoints_.emplace_back(name);
+  replayed_endpoints_.emplace(std::string(name), id);
+  return id;
 }
 
 void append_decimal(std::string& out, std::int64_t value) {

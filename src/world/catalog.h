@@ -1,7 +1,10 @@
 #pragma once
 // The names behind request ids: endpoint strings, IP addresses, and the value a limit is keyed on.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "scenario/model.h"
@@ -39,12 +42,23 @@ class Catalog {
   }
   std::uint32_t first_user(std::uint32_t group) const { return first_user_[group]; }
   std::uint32_t first_ip(std::uint32_t group) const { return first_ip_[group]; }
+  // The id of a replayed request's endpoint (docs/replay.md): a name seen before keeps its id, a
+  // new one is added; nullopt once a replay added ScenarioBounds::kMaxReplayEndpoints names.
+  std::optional<std::uint32_t> intern_endpoint(std::string_view name);
 
  private:
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const {
+      return std::hash<std::string_view>{}(name);
+    }
+  };
   std::vector<std::string> endpoints_;  // distinct endpoint names over all groups
   std::vector<std::vector<std::uint32_t>> group_endpoints_;
   std::vector<std::uint32_t> first_user_;
   std::vector<std::uint32_t> first_ip_;
+  std::ptrdiff_t synthetic_endpoints_ = 0;  // the first entries of endpoints_: the groups' own
+  std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>> replayed_endpoints_;
 };
 
 }  // namespace rlsim

@@ -61,6 +61,8 @@ bool InstancePool::stop(std::uint32_t id, InstanceObserver& observer) {
 
 Instance& InstancePool::route(const Request& request) {
   RLSIM_CHECK(!active_.empty());
+  if (request.instance < all_.size() && all_[request.instance].active)
+    return all_[request.instance];
   if (!region_active_.empty()) {
     RLSIM_CHECK(request.region < region_active_.size() && !region_active_[request.region].empty());
     const auto& ids = region_active_[request.region];

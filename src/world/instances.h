@@ -54,8 +54,9 @@ class InstancePool {
   // Stops active instance `id` at once (a crash fault): it leaves the load balancer and the
   // observer drops its local state. Returns false when it was not active.
   bool stop(std::uint32_t id, InstanceObserver& observer);
-  // Picks the instance for a request: with regions, round-robin over the active instances of the
-  // request's region. REQUIRES: at least one active instance (in that region).
+  // Picks the instance for a request: the one it is pinned to (Request::instance) while that one
+  // runs; otherwise, with regions, round-robin over the active instances of the request's region.
+  // REQUIRES: at least one active instance (in that region).
   Instance& route(const Request& request);
 
   Instance& get(std::uint32_t id) { return all_[id]; }

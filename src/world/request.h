@@ -20,6 +20,14 @@ struct Request {
   // 0: the client's first send; n: its n-th retry after a denial (world/retry.h). A retry's id is
   // its first send's id with the attempt in bits 48 and up.
   std::uint32_t attempt = 0;
+  // The instance (start order) it must go to, bypassing the load balancer while that instance
+  // runs (traffic[].instance, a replayed log's instance field); kAnyInstance: the balancer picks.
+  std::uint32_t instance = kAnyInstance;
+  // A replayed request: what production's limiter decided, as the log says (docs/replay.md).
+  enum class Logged : std::uint8_t { kUnknown, kAdmitted, kDenied };
+  Logged logged = Logged::kUnknown;
+
+  static constexpr std::uint32_t kAnyInstance = UINT32_MAX;
 };
 
 // What a strategy decided about one request.

@@ -9,6 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/time.h"
+#include "logs/log_line.h"
+
 namespace rlsim {
 
 // A value per time bucket of `bucket_s` seconds, from virtual time 0.
@@ -27,6 +30,37 @@ struct RetryResult {
   std::int64_t admitted = 0;      // retries admitted: chains that ended served, late
   std::int64_t gave_up = 0;       // chains whose last retry (the max-th) was denied too
   std::int64_t cut = 0;           // chains whose next retry fell after the end of the run
+};
+
+// What one replay group read of its log (traffic[].replay, docs/replay.md; docs/metrics.md,
+// "Replay"). The same in every strategy's run: the log is read the same way each time.
+struct ReplayGroupResult {
+  std::string group;           // the traffic group's name
+  std::string file;            // as the scenario names it
+  std::uint64_t lines = 0;     // lines read, header included
+  std::uint64_t requests = 0;  // requests sent
+  std::uint64_t bad_lines = 0;
+  std::vector<BadLine> bad_examples;  // the first malformed lines, with their line numbers
+  std::uint64_t before_window = 0;    // well-formed lines before `from`, not sent
+  std::uint64_t reordered = 0;        // lines earlier than the line before them, sent at its time
+  std::uint64_t spread_seconds = 0;   // seconds of second-resolution times spread (the seeded rule)
+  std::int64_t origin_log_us = 0;     // the log time sent at the group's start
+  std::string ended_by;  // "end of log", "replay.to" or "group end" (the rest was not read)
+};
+
+// Production's verdicts beside a strategy's, request by request (docs/replay.md#verdicts): first
+// sends of replayed requests whose line carried a verdict.
+struct VerdictAgreement {
+  std::int64_t compared = 0;
+  std::int64_t agree_admitted = 0;
+  std::int64_t agree_denied = 0;
+  std::int64_t logged_denied_but_admitted = 0;  // production denied, the strategy admitted
+  std::int64_t logged_admitted_but_denied = 0;  // production admitted, the strategy denied
+};
+
+struct ReplayResult {
+  std::vector<ReplayGroupResult> groups;     // replay groups in scenario order
+  std::optional<VerdictAgreement> verdicts;  // when some line carried a verdict
 };
 
 // A latency histogram's p50, p99 and max, in microseconds.

@@ -73,6 +73,7 @@ void TrafficSource::emit(TimeUs at_us, std::uint32_t user_index) {
       endpoint_count == 1 ? 0u : static_cast<std::uint32_t>(rng_.below(endpoint_count));
   request.endpoint = catalog_.endpoint_id(group_index_, endpoint_index);
   request.region = group_.region;
+  if (group_.instance) request.instance = *group_.instance;
   // A roaming request lands in one of the other regions (its own stream: no other draw moves).
   if (group_.roaming > 0 && region_rng_.uniform() < group_.roaming) {
     const auto other = static_cast<std::uint32_t>(region_rng_.below(group_.region_count - 1));

@@ -12,8 +12,8 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-15}
 CXX=clang++ cmake -S . -B build-fuzz -DRLSIM_FUZZ=ON -DRLSIM_TESTS=OFF -DRLSIM_WERROR=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build-fuzz -j"$(nproc)" --target fuzz_scenario fuzz_redis
-for target in scenario redis; do
+cmake --build build-fuzz -j"$(nproc)" --target fuzz_scenario fuzz_redis fuzz_logs
+for target in scenario redis logs; do
   # New inputs go to a scratch folder; the committed corpus is only read.
   scratch=$(mktemp -d)
   echo "fuzzing $target for ${seconds}s"
