@@ -332,7 +332,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
       if (!replay->failure().empty())
         throw RunError(
             fmt::format("traffic group {}: {}", replay->result().group, replay->failure()),
-            exit_code::kBadInput);
+            RunErrorKind::kBadInput);
       out.groups.push_back(replay->result());
     }
     out.verdicts = verdicts_.agreement();
