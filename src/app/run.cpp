@@ -137,6 +137,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
                               deployment_.region_servers(), scenario.regions);
     result_.label = strategy.label;
     result_.name = strategy.info->name;
+    result_.per_instance_limit = strategy.info->per_instance_limit;
     for (std::uint32_t i = 0; i < scenario.traffic.size(); ++i) {
       sources_.push_back(
           std::make_unique<TrafficSource>(sim_, scenario.traffic[i], i, catalog_, seed, *this));

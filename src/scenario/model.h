@@ -261,6 +261,9 @@ struct Scenario {
   std::vector<FaultSpec> faults;  // in file order
   RegionsSpec regions;
   std::vector<AlertRule> alerts;  // in file order; empty: the report has no alert timeline
+  // The fields changed on the command line (`--set PATH=VALUE`, app/scenario_settings.h), as
+  // given ("instances.count=25"): the report records them so that a rerun can repeat them.
+  std::vector<std::string> settings;
 };
 
 }  // namespace rlsim
