@@ -219,6 +219,14 @@ std::string notes_table(const RunResult& result) {
   return out.empty() ? out : "\n" + out;
 }
 
+// The lines after a strategy's own: the Redis side and fault windows, the shadow comparison and
+// the alerts.
+std::string event_notes(const RunResult& result) {
+  std::string out = fault_notes(result);
+  if (const std::string shadow = shadow_notes(result); !shadow.empty()) out += "\n" + shadow;
+  return out + alert_notes(result);
+}
+
 ordered_json partial_json(const RunPartial& partial) {
   ordered_json out;
   out["reason"] = partial.reason;
@@ -229,29 +237,46 @@ ordered_json partial_json(const RunPartial& partial) {
   return out;
 }
 
-// Each line of `text` cut to at most `columns` code points, at its last ", " or "; " that leaves
-// room for " …" (or at `columns` when it has none); `cut` counts the lines that were cut.
-std::string fit_lines(const std::string& text, std::size_t columns, std::size_t& cut) {
+// Where to break `line` so that its first part has at most `columns` - 2 code points (room for
+// " …"): after its last ", " or "; " there, or after its last "," (inside a JSON value) when that
+// keeps more, or at the width. The bytes of the first part, its separator's comma kept.
+std::size_t break_at(const std::string& line, std::size_t columns) {
+  std::size_t keep = 0;  // bytes of the longest prefix of columns - 2 code points
+  for (std::size_t points = 0; keep < line.size(); ++keep) {
+    const bool starts = (static_cast<unsigned char>(line[keep]) & 0xC0) != 0x80;
+    if (starts && ++points > columns - 2) break;
+  }
+  std::size_t at = std::string::npos;
+  for (const char* separator : {", ", "; "}) {
+    const std::size_t found = line.rfind(separator, keep - 2);
+    if (found != std::string::npos && (at == std::string::npos || found > at)) at = found;
+  }
+  const std::size_t comma = line.rfind(',', keep - 1);
+  if (comma != std::string::npos && (at == std::string::npos || at < keep / 2)) at = comma;
+  return at == std::string::npos ? keep : at + 1;
+}
+
+// Each line of `text` within `columns` code points: broken after a separator (break_at) into up
+// to `continuations` more lines indented by two spaces, and what still does not fit cut and
+// ended with " …"; `cut` counts the lines that were cut.
+std::string fit_lines(const std::string& text, std::size_t columns, std::size_t continuations,
+                      std::size_t& cut) {
   std::string out;
   std::size_t from = 0;
   while (from < text.size()) {
     const std::size_t end = std::min(text.find('\n', from), text.size());
     std::string line = text.substr(from, end - from);
     from = end + 1;
-    if (text_columns(line) > columns) {
-      ++cut;
-      std::size_t keep = 0;  // bytes of the longest prefix of columns - 2 code points
-      for (std::size_t points = 0; keep < line.size(); ++keep) {
-        const bool starts = (static_cast<unsigned char>(line[keep]) & 0xC0) != 0x80;
-        if (starts && ++points > columns - 2) break;
+    for (std::size_t more = 0; text_columns(line) > columns; ++more) {
+      const std::size_t at = break_at(line, columns);
+      if (more == continuations) {
+        ++cut;
+        line = line.substr(0, at) + " \u2026";
+        break;
       }
-      const std::size_t comma = line.rfind(", ", keep - 2);
-      const std::size_t semicolon = line.rfind("; ", keep - 2);
-      std::size_t at = std::string::npos;
-      if (comma != std::string::npos) at = comma;
-      if (semicolon != std::string::npos && (at == std::string::npos || semicolon > at))
-        at = semicolon;
-      line = line.substr(0, at == std::string::npos ? keep : at + 1) + " \u2026";
+      const std::size_t rest = line.find_first_not_of(' ', at);
+      out += line.substr(0, at) + "\n";
+      line = rest == std::string::npos ? "" : "  " + line.substr(rest);
     }
     out += line + "\n";
   }
@@ -323,9 +348,7 @@ std::string window_rows(const RunResult& result, const Paint& paint) {
 }  // namespace
 
 std::string detail_notes(const RunResult& result) {
-  std::string out = notes_table(result) + fault_notes(result);
-  if (const std::string shadow = shadow_notes(result); !shadow.empty()) out += "\n" + shadow;
-  return out + alert_notes(result);
+  return notes_table(result) + event_notes(result);
 }
 
 ordered_json report_json(const RunResult& result) {
@@ -380,7 +403,10 @@ std::string report_table(const RunResult& result, bool color) {
   out += strategy_lines(result, color);
   // The notes in full are report.md's "Details"; here each line fits the terminal.
   std::size_t cut = 0;
-  out += fit_lines(detail_notes(result), kTableColumns, cut);
+  // A strategy's own counters (the lesson's: tokens wasted, shards) wrap onto two more lines; the
+  // Redis side, faults and alerts are cut.
+  out += fit_lines(notes_table(result), kTableColumns, 2, cut);
+  out += fit_lines(event_notes(result), kTableColumns, 0, cut);
   if (result.trace) out += trace_note(*result.trace);
   if (cut > 0)
     out += fmt::format("({} line{} cut at {} columns: in full in report.md, \"Details\")\n", cut,
