@@ -825,26 +825,27 @@ TEST_CASE("run --set changes a field, records it in the report and the commands 
   const Workspace ws;
   REQUIRE(ws.rlsim("run fast.json --strategy in_memory --out base").status == 0);
   const auto run = ws.rlsim(
-      "run fast.json --strategy in_memory --set instances.count=1 --set 'instances.schedule=[]' "
-      "--set 'redis.rtt=1ms' --out one");
+      "run fast.json --strategy in_memory --set instances.count=1 --set "
+      "'instances.schedule[0].count=1' --set 'redis.rtt=1ms' --out one");
   REQUIRE(run.status == 0);
   INFO(run.out);
-  CHECK_THAT(run.out, StartsWith("rlsim: fast --set instances.count=1 --set instances.schedule=[] "
-                                 "--set redis.rtt=1ms\n"));
+  CHECK_THAT(run.out, StartsWith("rlsim: fast --set instances.count=1 --set "
+                                 "instances.schedule[0].count=1 --set redis.rtt=1ms\n"));
   CHECK_THAT(run.out, Contains("reproduce with: rlsim run fast.json --set instances.count=1 --set "
-                               "'instances.schedule=[]' --set redis.rtt=1ms --strategy in_memory "
-                               "--seed 9\n"));
+                               "'instances.schedule[0].count=1' --set redis.rtt=1ms --strategy "
+                               "in_memory --seed 9\n"));
   const json report = json::parse(read_file(ws.dir / "one" / "report.json"));
   CHECK(report["set"] ==
-        json::array({"instances.count=1", "instances.schedule=[]", "redis.rtt=1ms"}));
-  // One instance: in_memory holds the limit; the unchanged file gives 4 instances' worth.
-  CHECK(report["strategies"][0]["overshoot"].get<double>() <= 1.0);
+        json::array({"instances.count=1", "instances.schedule[0].count=1", "redis.rtt=1ms"}));
+  // One instance: in_memory about at the limit (its clock is off by up to 5 ms, so a little
+  // over); the unchanged file has 3, then 4 instances.
+  CHECK(report["strategies"][0]["overshoot"].get<double>() < 1.2);
   const json base = json::parse(read_file(ws.dir / "base" / "report.json"));
   CHECK(!base.contains("set"));
-  CHECK(base["strategies"][0]["overshoot"].get<double>() > 1.5);
+  CHECK(base["strategies"][0]["overshoot"].get<double>() > 2.5);
   // The reproduce command gives the same report.
-  REQUIRE(ws.rlsim("run fast.json --set instances.count=1 --set 'instances.schedule=[]' --set "
-                   "redis.rtt=1ms --strategy in_memory --seed 9 --out again")
+  REQUIRE(ws.rlsim("run fast.json --set instances.count=1 --set 'instances.schedule[0].count=1' "
+                   "--set redis.rtt=1ms --strategy in_memory --seed 9 --out again")
               .status == 0);
   CHECK(read_file(ws.dir / "again" / "report.json") == read_file(ws.dir / "one" / "report.json"));
 }
