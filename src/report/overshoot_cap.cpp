@@ -54,9 +54,10 @@ std::optional<OvershootCap> overshoot_cap(const Scenario& scenario,
   if (!rate || cap.overshoot <= 1.0001 || cap.overshoot >= cap.instances) return std::nullopt;
   cap.offered_per_window = *rate * to_seconds(limit.window_us);
   if (cap.offered_per_window >= static_cast<double>(cap.instance_ceiling)) return std::nullopt;
-  const std::string sender = limit.key == LimitKey::kUser ? "the busiest user" : "all users";
+  const std::string sender =
+      limit.key == LimitKey::kUser ? "the busiest user sends" : "all users send";
   cap.reason = fmt::format(
-      "{}: {}, not {}x: {} instances x {} could admit {} per {} window; {} sends ~{:.0f} "
+      "{}: {}, not {}x: {} instances x {} could admit {} per {} window; {} ~{:.0f} "
       "({:.3g}x)",
       cap.label, format_ratio(cap.overshoot), cap.instances, cap.instances, limit.limit,
       cap.instance_ceiling, format_duration(limit.window_us), sender, cap.offered_per_window,

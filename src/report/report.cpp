@@ -403,10 +403,9 @@ std::string report_table(const RunResult& result, bool color) {
   out += strategy_lines(result, color);
   // The notes in full are report.md's "Details"; here each line fits the terminal.
   std::size_t cut = 0;
-  // A strategy's own counters (the lesson's: tokens wasted, shards) wrap onto two more lines; the
-  // Redis side, faults and alerts are cut.
-  out += fit_lines(notes_table(result), kTableColumns, 2, cut);
-  out += fit_lines(event_notes(result), kTableColumns, 0, cut);
+  // A long line wraps onto up to two more (a strategy's counters, the 5 ms ALERT, a fault's
+  // next window stay on screen); what is longer still is cut.
+  out += fit_lines(detail_notes(result), kTableColumns, 2, cut);
   if (result.trace) out += trace_note(*result.trace);
   if (cut > 0)
     out += fmt::format("({} line{} cut at {} columns: in full in report.md, \"Details\")\n", cut,
