@@ -821,6 +821,107 @@ TEST_CASE("run prints a one-line verdict of the scenario's expectations") {
   CHECK(ws.rlsim("run fast.json --out c").out.find("expectations:") == std::string::npos);
 }
 
+TEST_CASE("run --set changes a field, records it in the report and the commands that repeat it") {
+  const Workspace ws;
+  REQUIRE(ws.rlsim("run fast.json --strategy in_memory --out base").status == 0);
+  const auto run = ws.rlsim(
+      "run fast.json --strategy in_memory --set instances.count=1 --set "
+      "'instances.schedule[0].count=1' --set 'redis.rtt=1ms' --out one");
+  REQUIRE(run.status == 0);
+  INFO(run.out);
+  CHECK_THAT(run.out, StartsWith("rlsim: fast --set instances.count=1 --set "
+                                 "instances.schedule[0].count=1 --set redis.rtt=1ms\n"));
+  CHECK_THAT(run.out, Contains("reproduce with: rlsim run fast.json --set instances.count=1 --set "
+                               "'instances.schedule[0].count=1' --set redis.rtt=1ms --strategy "
+                               "in_memory --seed 9\n"));
+  const json report = json::parse(read_file(ws.dir / "one" / "report.json"));
+  CHECK(report["set"] ==
+        json::array({"instances.count=1", "instances.schedule[0].count=1", "redis.rtt=1ms"}));
+  // One instance: in_memory about at the limit (its clock is off by up to 5 ms, so a little
+  // over); the unchanged file has 3, then 4 instances.
+  CHECK(report["strategies"][0]["overshoot"].get<double>() < 1.2);
+  const json base = json::parse(read_file(ws.dir / "base" / "report.json"));
+  CHECK(!base.contains("set"));
+  CHECK(base["strategies"][0]["overshoot"].get<double>() > 2.5);
+  // The reproduce command gives the same report.
+  REQUIRE(ws.rlsim("run fast.json --set instances.count=1 --set 'instances.schedule[0].count=1' "
+                   "--set redis.rtt=1ms --strategy in_memory --seed 9 --out again")
+              .status == 0);
+  CHECK(read_file(ws.dir / "again" / "report.json") == read_file(ws.dir / "one" / "report.json"));
+}
+
+TEST_CASE("check and validate take --set too; bad settings exit 2 naming the path") {
+  const Workspace ws;
+  const auto valid = ws.rlsim("validate fast.json --set instances.count=7 --set duration=1m30s");
+  CHECK(valid.status == 0);
+  CHECK(valid.out ==
+        "fast.json with --set instances.count=7 --set duration=1m30s: ok: scenario "
+        "\"fast\", 1 limit(s), 1 traffic group(s), 3 strategy(ies)\n");
+  write_file(ws.dir / "bad.json", fast_with_expect(true));
+  const auto check = ws.rlsim("check bad.json --set instances.count=2");
+  CHECK(check.status == 1);
+  CHECK_THAT(check.out,
+             Contains("reproduce: rlsim check bad.json --set instances.count=2 --seed 9"));
+  struct Bad {
+    std::string args;
+    std::string message;
+  };
+  for (const Bad& bad : std::vector<Bad>{
+           {"--set instances.count=0",
+            "rlsim: fast.json with --set instances.count=0: instances.count: expected an integer "
+            "from 1 to "},
+           {"--set instances.count=2,5",
+            "rlsim: --set instances.count: 2 values; give one (rlsim sweep runs a list of "
+            "values)\n"},
+           {"--set instances.count=2 --set instances.count=3",
+            "rlsim: --set instances.count: this path is given twice\n"},
+           {"--set 'limits[4].limit=3'",
+            "rlsim: --set limits[4].limit: limits has 1 entries, no [4]\n"},
+           {"--set name.x=1", "rlsim: --set name.x: name is a string, not an object\n"},
+           {"--set 'a..b=1'", "rlsim: --set a..b=1: \"a..b\" is not a path"},
+           {"--set duration=9m30",
+            "rlsim: fast.json with --set duration=9m30: duration: expected a "
+            "duration such as \"250us\""}}) {
+    for (const std::string command : {"run", "check", "validate"}) {
+      INFO(command << " " << bad.args);
+      const auto outcome =
+          ws.rlsim(command + " fast.json " + bad.args + (command == "run" ? " --out x" : ""));
+      CHECK(outcome.status == 2);
+      CHECK(outcome.out.empty());
+      CHECK(count_char(outcome.err, '\n') == 1);
+      CHECK_THAT(outcome.err, StartsWith(bad.message));
+      CHECK(!fs::exists(ws.dir / "x"));
+    }
+  }
+}
+
+TEST_CASE("run --set instances.count=25 on overshoot-10x says why it is 20.45x, not 25x") {
+  const Workspace ws;
+  const auto run = ws.rlsim("run " + quote((kScenarios / "overshoot-10x.json").string()) +
+                            " --set instances.count=25 --strategy in_memory --out o");
+  REQUIRE(run.status == 0);
+  INFO(run.out);
+  const json report = json::parse(read_file(ws.dir / "o" / "report.json"));
+  const json& in_memory = report["strategies"][0];
+  CHECK(in_memory["overshoot"] == 20.45);
+  const json& cap = in_memory["overshoot_cap"];
+  CHECK(cap["instances"] == 25);
+  CHECK(cap["instance_ceiling"] == 2500);
+  CHECK(cap["offered_per_window"] == 2000);
+  const std::string reason = cap["reason"].get<std::string>();
+  CHECK(reason ==
+        "in_memory: 20.45x, not 25x: 25 instances x 100 could admit 2500 per 1m window; the "
+        "busiest user sends ~2000 (20x)");
+  CHECK_THAT(run.out, Contains("\n" + reason + "\n"));
+  // Ten instances reach their ceiling: nothing to explain.
+  const auto ten = ws.rlsim("run " + quote((kScenarios / "overshoot-10x.json").string()) +
+                            " --strategy in_memory --out t");
+  REQUIRE(ten.status == 0);
+  CHECK(!json::parse(read_file(ws.dir / "t" / "report.json"))["strategies"][0].contains(
+      "overshoot_cap"));
+  CHECK(ten.out.find("could admit") == std::string::npos);
+}
+
 TEST_CASE("run and check reject a --strategy label given twice") {
   const Workspace ws;
   for (const std::string command : {"run", "check"}) {

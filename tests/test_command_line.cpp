@@ -108,7 +108,7 @@ TEST_CASE("the bash completion completes subcommands, options, scenarios and str
   CHECK(complete("rlsim ru") == "run\n");
   CHECK(complete("rlsim co") == "completion\nconformance\n");
   CHECK(complete("rlsim --ver") == "--version\n");
-  CHECK(complete("rlsim run --se") == "--seed\n--seeds\n");
+  CHECK(complete("rlsim run --se") == "--seed\n--seeds\n--set\n");
   CHECK(complete("rlsim run --seed 4 s") == "s.json\nsub\n");
   CHECK(complete("rlsim run --json s") == "s.json\nsub\n");  // a flag takes no value
   CHECK(complete("rlsim check s.json --junit \"\"") == ".err\n.out\nrlsim.bash\ns.json\nsub\n");

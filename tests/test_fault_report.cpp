@@ -28,7 +28,7 @@ std::string scenario_text(const std::string& faults, const std::string& strategi
       faults, strategies);
 }
 
-// The lines the table prints for `label` (each "label: ..." line, in order).
+// The lines under the table for `label` (each "label: ..." line, in order), in full.
 std::string lines_of(const std::string& table, const std::string& label) {
   std::string out;
   std::size_t at = 0;
@@ -50,8 +50,7 @@ TEST_CASE("fault table: errors by kind, waits for a full timeout, ops/s, command
                                    R"({"name": "redis_fixed_window", "label": "closed",
                                        "on_error": "fail_closed"})"),
                      "t.json");
-  const std::string table = report_table(rlsim::testing::run_text(s), false);
-  const std::string lines = lines_of(table, "closed");
+  const std::string lines = lines_of(detail_notes(rlsim::testing::run_text(s)), "closed");
   INFO(lines);
   // 40 calls, the 10 of [1 s, 2 s) lost in the black hole: each waits the 50 ms timeout, so the
   // rate check's p99 is 50 ms, past the lesson's 5 ms alert.
@@ -79,7 +78,7 @@ TEST_CASE("fault table: the breaker's transitions and its timeline") {
                     R"({"name": "redis_fixed_window", "label": "cb", "on_error": "fail_open",
           "breaker": {"failures": 2, "window": "10s", "cooldown": "450ms", "probes": 1}})"),
       "t.json");
-  const std::string lines = lines_of(report_table(rlsim::testing::run_text(s), false), "cb");
+  const std::string lines = lines_of(detail_notes(rlsim::testing::run_text(s)), "cb");
   INFO(lines);
   CHECK_THAT(lines, Contains("fallback decisions 11 (27.50%), denied by the policy 0; breaker "
                              "transitions 5 (opened 2x), short-circuited 8, instance-seconds "
@@ -101,7 +100,7 @@ TEST_CASE("fault table: the 5 ms alert flags only a rate-check p99 above 5 ms") 
                         added),
             R"("redis_fixed_window")"),
         "t.json");
-    return report_table(rlsim::testing::run_text(s), false);
+    return detail_notes(rlsim::testing::run_text(s));
   };
   const std::string at_limit = table_for("4ms");  // 1 ms + 4 ms = 5 ms: not above
   CHECK_THAT(at_limit, Contains("rate-check p50/p99 5000/5000 us, errors"));
@@ -122,7 +121,7 @@ TEST_CASE("fault table: a hot key that may be counted high says what is certain"
   const auto& top = extra["redis_node"]["hot_keys"][0];
   REQUIRE(top["ops_min"].get<int>() < top["ops"].get<int>());
   CHECK_THAT(
-      report_table(result, false),
+      detail_notes(result),
       Contains(fmt::format("hot keys: {} ({} ops, at least {})", top["key"].get<std::string>(),
                            top["ops"].get<int>(), top["ops_min"].get<int>())));
 }

@@ -129,7 +129,8 @@ TEST_CASE("params: the breaker reads as disabled, or its fields over the default
   CHECK(error_of(info, {{"breaker", {{"probes", 0}}}}) ==
         "breaker.probes: expected an integer from 1 to 1000, got 0");
   CHECK(error_of(info, {{"breaker", {{"cooldown", "2h"}}}}) ==
-        "breaker.cooldown: expected a duration from 1ms to 1h such as \"10s\", got \"2h\"");
+        "breaker.cooldown: expected a duration from 1ms to 1h such as \"10s\" or \"1m30s\", got "
+        "\"2h\"");
   CHECK(error_of(info, {{"breaker", {{"fails", 1}}}}) ==
         "breaker.fails: unknown field (expected one of: cooldown, failures, probes, window)");
 }

@@ -6,7 +6,7 @@
 #include <map>
 #include <sstream>
 
-#include "app/run.h"
+#include "engine/run.h"
 #include "oracle/observer.h"
 #include "test_util.h"
 

@@ -1,8 +1,14 @@
 // The JSON report contract: these names are promised to users and later versions only add fields.
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
+#include <sstream>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "report/report.h"
+#include "report/rounding.h"
 #include "test_util.h"
 
 using namespace rlsim;
@@ -141,11 +147,96 @@ TEST_CASE("a label longer than the strategy column widens it and keeps the colum
     REQUIRE(line != std::string::npos);
     return table.find_first_not_of(' ', line + 1 + first.size()) - line - 1;
   };
-  CHECK(second_column("strategy") == long_label.size() + 1 + 9 - std::string("offered").size());
+  CHECK(second_column("strategy") == long_label.size() + 1 + 8 - std::string("offered").size());
   CHECK(second_column("in_memory") == second_column(long_label));
   // The verdict lines: the label column as wide, then the sparkline.
   const auto verdicts = table.find("and verdicts\n");
   REQUIRE(verdicts != std::string::npos);
   CHECK(table.substr(verdicts + 13, long_label.size() + 1) ==
         std::string("in_memory") + std::string(long_label.size() + 1 - 9, ' '));
+}
+
+namespace {
+
+std::vector<std::string> words_of(const std::string& line) {
+  std::vector<std::string> words;
+  std::istringstream in(line);
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+// The line of `text` after `after` that starts with "<label> ".
+std::string line_of(const std::string& text, const std::string& after, const std::string& label) {
+  const auto from = text.find(after);
+  REQUIRE(from != std::string::npos);
+  const auto at = text.find("\n" + label + " ", from);
+  REQUIRE(at != std::string::npos);
+  return text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+}
+
+// Every figure the table and the verdict lines print for each strategy against report.json.
+void check_one_figure_each(const std::string& file) {
+  const Scenario scenario = load_scenario(std::string(RLSIM_SOURCE_DIR "/scenarios/") + file);
+  const RunResult result = rlsim::testing::run_text(scenario);
+  const std::string table = report_table(result, false);
+  const auto report = report_json(result);
+  INFO(table);
+  for (const auto& j : report["strategies"]) {
+    const std::string label = j["label"].get<std::string>();
+    INFO(label);
+    // strategy offered allowed errors overshoot rolling excess false_dn slog_err cmd/req rt/req
+    // p99_us
+    const auto row = words_of(line_of(table, "strategy ", label));
+    REQUIRE(row.size() == 12);
+    CHECK(row[1] == j["offered"].dump());
+    CHECK(row[2] == j["allowed"].dump());
+    CHECK(row[3] == j["errors"].dump());
+    CHECK(row[4] == format_ratio(j["overshoot"].get<double>()));
+    CHECK(row[5] == format_ratio(j["rolling_overshoot"].get<double>()));
+    CHECK(row[6] == j["excess"].dump());
+    CHECK(row[7] == j["false_denials"].dump());
+    CHECK(row[8] ==
+          fmt::format("{:.3f}%", j["sliding_log_error"]["error_rate"].get<double>() * 100));
+    CHECK(row[9] == format_per_request(j["redis_commands_per_request"].get<double>()));
+    CHECK(row[10] == format_per_request(j["redis_round_trips_per_request"].get<double>()));
+    CHECK(row[11] == j["latency_us"]["p99"].dump());
+    // The verdict: the same ratio, and the worst limit's most admitted in one window.
+    const std::string verdict_line = line_of(table, "and verdicts\n", label);
+    const double overshoot = j["overshoot"].get<double>();
+    CHECK_THAT(verdict_line,
+               Catch::Contains(overshoot <= 1.0001 ? std::string("holds the limit (")
+                                                   : format_ratio(overshoot) + " the limit ("));
+    std::int64_t worst_admitted = -1;
+    for (const auto& limit : j["limits"])
+      if (limit["overshoot"] == j["overshoot"] && worst_admitted < 0)
+        worst_admitted = limit["max_admitted_per_window"].get<std::int64_t>();
+    CHECK_THAT(verdict_line, Catch::Contains(fmt::format("({} for one ", worst_admitted)));
+    // The clock attribution line: its two figures are the report's clock fields.
+    if (j.contains("clock")) {
+      // Summed over the limits, and added up from the per-limit figures.
+      std::string per_limit;
+      std::int64_t sum = 0;
+      for (const auto& limit : j["limits"]) {
+        per_limit += (per_limit.empty() ? " (" : " + ") + limit["name"].get<std::string>() + " " +
+                     limit["excess"].dump();
+        sum += limit["excess"].get<std::int64_t>();
+      }
+      CHECK(j["clock"]["excess"] == sum);
+      REQUIRE(j["limits"].size() == 2);  // clock-skew's per_second and per_minute
+      CHECK_THAT(table, Catch::Contains(fmt::format(
+                            "\n{}: a clock off by > 10ms at {} of the {} admissions beyond a "
+                            "limit{})\n",
+                            label, j["clock"]["excess_while_off"].dump(), sum, per_limit)));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the table, the verdict lines and report.json show one figure each: clock-skew") {
+  check_one_figure_each("clock-skew.json");
+}
+
+TEST_CASE("the table, the verdict lines and report.json show one figure each: local-budget") {
+  check_one_figure_each("local-budget.json");
 }

@@ -217,7 +217,8 @@ TEST_CASE("resilience: parameters, aliases and their errors") {
   CHECK(resolve_error({{"breaker", {{"failures", 0}}}}) ==
         "breaker.failures: expected an integer from 1 to 1000000, got 0");
   CHECK(resolve_error({{"breaker", {{"window", "forever"}}}}) ==
-        "breaker.window: expected a duration from 1ms to 1h such as \"10s\", got \"forever\"");
+        "breaker.window: expected a duration from 1ms to 1h such as \"10s\" or \"1m30s\", got "
+        "\"forever\"");
   CHECK(resolve_error({{"breaker", {{"colour", 1}}}}) ==
         "breaker.colour: unknown field (expected one of: cooldown, failures, probes, window)");
 }

@@ -79,7 +79,8 @@ TEST_CASE("the shadow block is written for shadow runs only") {
   CHECK(block["enforcing"]["denied"] == 3);
   CHECK(block["enforcing"]["agreement"] == 1.0);
   CHECK(block["enforcing"]["only_shadow_denied"] == 0);
-  const std::string table = report_table(run, false);
+  // In full (the table wraps long lines): the shadow block of detail_notes, report.md's Details.
+  const std::string table = detail_notes(run);
   CHECK(table.find("shadow shadow: would deny 3 of 5 (60.00%; 3 rightly, 0 wrongly") !=
         std::string::npos);
   CHECK(table.find("against enforce: same decision for 100.00% of 5 requests") !=

@@ -1,5 +1,6 @@
-// Sweeps and multi-seed runs: --set parsing and application, the grid, seed summaries, results
-// independent of the thread count, and the `sweep` and `run --seeds` commands end to end.
+// Sweeps and multi-seed runs: the grid (--set's parsing and application are
+// test_scenario_settings.cpp's), seed summaries, results independent of the thread count, and the
+// `sweep` and `run --seeds` commands end to end.
 #include <fmt/format.h>
 
 #include <catch2/catch.hpp>
@@ -34,37 +35,6 @@ const char* const kScenario = R"({
 })";
 
 }  // namespace
-
-TEST_CASE("parse_set reads a path and JSON or string values") {
-  const SweepParameter p = parse_set("strategies[1].batch=10,50,true,10ms,\"x\"");
-  CHECK(p.path == "strategies[1].batch");
-  REQUIRE(p.values.size() == 5);
-  CHECK(p.values[0] == 10);
-  CHECK(p.values[2] == true);
-  CHECK(p.values[3] == "10ms");
-  CHECK(p.values[4] == "x");
-  CHECK_THROWS_WITH(parse_set("instances.count"), Contains("expected PATH=V1,V2"));
-  CHECK_THROWS_WITH(parse_set("instances.count=1,,2"), Contains("empty value"));
-  CHECK_THROWS_WITH(parse_set("a..b=1"), Contains("is not a path"));
-}
-
-TEST_CASE("apply_setting changes one field, creating objects and expanding bare strategy names") {
-  ordered_json doc = ordered_json::parse(kScenario);
-  apply_setting(doc, "instances.count", 7);
-  CHECK(doc["instances"]["count"] == 7);
-  apply_setting(doc, "strategies[1].on_error", "deny");
-  CHECK(doc["strategies"][1] ==
-        ordered_json({{"name", "redis_fixed_window"}, {"on_error", "deny"}}));
-  apply_setting(doc, "redis.rtt.p50", "1ms");
-  CHECK(doc["redis"]["rtt"]["p50"] == "1ms");
-  apply_setting(doc, "balancer_note.x", 1);  // created; the loader will reject it, not this
-  CHECK(doc["balancer_note"]["x"] == 1);
-  CHECK_THROWS_WITH(apply_setting(doc, "strategies[5].batch", 1),
-                    Contains("strategies has 2 entries, no [5]"));
-  CHECK_THROWS_WITH(apply_setting(doc, "limits.x", 1), Contains("limits is an array"));
-  // Only a strategy entry turns from a name into an object; another string stays a value.
-  CHECK_THROWS_WITH(apply_setting(doc, "name.x", 1), Contains("name is a string, not an object"));
-}
 
 TEST_CASE("the grid is every combination, the first parameter slowest") {
   const auto grid = sweep_grid({parse_set("a=1,2"), parse_set("b=x,y,z")});

@@ -12,6 +12,7 @@
 #include "app/baseline.h"
 #include "app/exit_codes.h"
 #include "app/interrupt.h"
+#include "app/scenario_settings.h"
 #include "core/terminal_text.h"
 #include "engine/commands.h"
 #include "engine/expect.h"
@@ -63,9 +64,10 @@ Baseline load_baseline(const std::string& path) {
   return baseline;
 }
 
-std::string reproduce_command(const std::string& file, std::uint64_t seed,
+std::string reproduce_command(const LoadedScenario& loaded, std::uint64_t seed,
                               const std::vector<std::string>& labels, const std::string& extra) {
-  std::string out = "rlsim check " + shell_quote(file) + fmt::format(" --seed {}", seed);
+  std::string out = "rlsim check " + shell_quote(loaded.file) + settings_options(loaded.scenario) +
+                    fmt::format(" --seed {}", seed);
   for (const auto& label : labels) out += " --strategy " + shell_quote(label);
   return out + extra;
 }
@@ -95,7 +97,7 @@ void check_seed(const LoadedScenario& loaded, std::uint64_t seed, const CheckOpt
     if (!divergence.empty()) {
       c.status = CheckCase::Status::kFailed;
       c.message = fmt::format("two runs of {} differ: {}", strategy.label, divergence);
-      c.reproduce = reproduce_command(loaded.file, seed, {strategy.label}, " --check-determinism");
+      c.reproduce = reproduce_command(loaded, seed, {strategy.label}, " --check-determinism");
     }
     determinism.push_back(std::move(c));
   }
@@ -120,7 +122,7 @@ void check_seed(const LoadedScenario& loaded, std::uint64_t seed, const CheckOpt
       case ExpectationOutcome::Status::kFailed:
         c.status = CheckCase::Status::kFailed;
         if (!e.description.empty()) c.details.push_back("why: " + escape_controls(e.description));
-        c.reproduce = reproduce_command(loaded.file, seed, labels_of(e), "");
+        c.reproduce = reproduce_command(loaded, seed, labels_of(e), "");
         break;
     }
     suite.cases.push_back(std::move(c));
@@ -142,8 +144,7 @@ void check_seed(const LoadedScenario& loaded, std::uint64_t seed, const CheckOpt
       // A label missing from this run cannot be selected with --strategy.
       const bool ran = find_strategy_report(report, outcome.label) != nullptr;
       c.reproduce = reproduce_command(
-          loaded.file, seed,
-          ran ? std::vector<std::string>{outcome.label} : std::vector<std::string>{},
+          loaded, seed, ran ? std::vector<std::string>{outcome.label} : std::vector<std::string>{},
           " --baseline " + shell_quote(baseline->file));
     }
     suite.cases.push_back(std::move(c));
@@ -217,8 +218,9 @@ std::vector<CheckSuite> run_checks(const CheckOptions& options) {
     throw ScenarioError(fmt::format("--seeds: expected 1 to {}", kMaxCheckSeeds));
   // Everything the user supplied is checked before anything runs.
   std::vector<LoadedScenario> scenarios;
+  const std::vector<ScenarioSetting> settings = parse_settings(options.sets);
   for (const std::string& path : options.scenario_paths) {
-    LoadedScenario loaded{path, load_scenario(path), {}};
+    LoadedScenario loaded{path, load_scenario_with(path, settings), {}};
     loaded.strategies =
         select_strategies(resolve_strategies(loaded.scenario, path), options.labels, path);
     const std::uint64_t first = options.seed.value_or(loaded.scenario.seed);

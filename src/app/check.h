@@ -12,6 +12,7 @@ namespace rlsim {
 
 struct CheckOptions {
   std::vector<std::string> scenario_paths;
+  std::vector<std::string> sets;    // --set PATH=VALUE, applied to every scenario
   std::vector<std::string> labels;  // --strategy
   std::optional<std::uint64_t> seed;
   std::uint64_t seeds = 1;  // seeds seed, seed+1, ..., seed+seeds-1

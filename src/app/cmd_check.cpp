@@ -13,6 +13,7 @@ Subcommand check_subcommand() {
       [](CLI::App& cli) -> CommandRun {
         auto options = std::make_shared<CheckOptions>();
         cli.add_option("scenario", options->scenario_paths, "Scenario files (JSON)")->required();
+        add_set_option(cli, options->sets);
         cli.add_option("--strategy", options->labels,
                        "Run only the strategy with this label (repeatable); expectations naming "
                        "others are skipped")

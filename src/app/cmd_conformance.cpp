@@ -21,7 +21,8 @@ int run_conformance(ConformanceArgs& args) {
   if (!args.max_duration.empty()) {
     const auto cut = parse_duration(args.max_duration);
     if (!cut || *cut <= 0) {
-      std::cerr << "rlsim: --max-duration: expected a duration such as 2m\n";
+      std::cerr << "rlsim: --max-duration: expected a positive duration such as "
+                << kDurationSpellings << ", got \"" << args.max_duration << "\"\n";
       return exit_code::kBadInput;
     }
     args.options.max_duration_us = *cut;

@@ -21,6 +21,7 @@
 #include "app/live.h"
 #include "app/parallel.h"
 #include "app/report_files.h"
+#include "app/scenario_settings.h"
 #include "app/seeds.h"
 #include "app/subcommand.h"
 #include "app/trace.h"
@@ -39,6 +40,7 @@ bool use_color() { return ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == 
 
 struct RunOptions {
   std::string scenario_path;
+  std::vector<std::string> sets;  // --set PATH=VALUE (app/scenario_settings.h)
   std::vector<std::string> labels;
   std::optional<std::uint64_t> seed;
   bool json = false;
@@ -90,7 +92,7 @@ std::string expectations_line(const Scenario& scenario, const nlohmann::ordered_
 
 // The scenario with the command line's Redis choice applied.
 Scenario load_run_scenario(const RunOptions& options) {
-  Scenario scenario = load_scenario(options.scenario_path);
+  Scenario scenario = load_scenario_with(options.scenario_path, parse_settings(options.sets));
   if (!options.redis_url.empty()) scenario.redis.url = options.redis_url;
   if (!options.redis_url.empty() || !options.redis_cluster.empty())
     scenario.redis.cluster_url = options.redis_cluster;
@@ -149,8 +151,10 @@ std::optional<int> run_all(const RunOptions& options, const Scenario& scenario,
 }
 
 // The command that reproduces this run, printed and written into the report files.
-std::string reproduce_command(const RunOptions& options, std::uint64_t seed) {
+std::string reproduce_command(const RunOptions& options, const Scenario& scenario,
+                              std::uint64_t seed) {
   std::string reproduce = "rlsim run " + shell_quote(options.scenario_path);
+  reproduce += settings_options(scenario);
   for (const auto& label : options.labels) reproduce += " --strategy " + shell_quote(label);
   reproduce += fmt::format(" --seed {}", seed);
   if (!options.redis_url.empty())
@@ -178,7 +182,7 @@ int print_run(const RunOptions& options, const Scenario& scenario, const RunResu
   if (result.partial) return done_code;
   if (!verdict.empty())
     std::cout << verdict << " (details: rlsim check " << shell_quote(options.scenario_path)
-              << fmt::format(" --seed {})\n", result.seed);
+              << settings_options(scenario) << fmt::format(" --seed {})\n", result.seed);
   return done_code;
 }
 
@@ -252,7 +256,7 @@ int command_run(const RunOptions& options) {
     std::cerr << fmt::format("rlsim: {}: writing the report of the strategies that finished\n",
                              result.partial->reason);
   const std::filesystem::path dir = report_dir(options.out_dir, scenario.name, "");
-  const std::string reproduce = reproduce_command(options, result.seed);
+  const std::string reproduce = reproduce_command(options, scenario, result.seed);
   std::optional<std::string> error = write_report_files(result, dir, reproduce);
   if (!error && seed_report)
     error = write_seed_files(*seed_report, dir.string(),
@@ -293,6 +297,7 @@ void add_trace_options(CLI::App& cli, RunOptions& options) {
 CommandRun add_run_options(CLI::App& cli) {
   auto options = std::make_shared<RunOptions>();
   cli.add_option("scenario", options->scenario_path, "Scenario file (JSON)")->required();
+  add_set_option(cli, options->sets);
   cli.add_option("--strategy", options->labels,
                  "Run only the strategy with this label (repeatable)");
   cli.add_option("--seed", options->seed,

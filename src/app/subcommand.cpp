@@ -37,4 +37,12 @@ void add_seed_options(CLI::App& cli, std::optional<std::uint64_t>& seed, std::ui
   cli.add_option("--seeds", seeds, seeds_help)->check(CLI::Range(std::uint64_t{1}, kMaxCheckSeeds));
 }
 
+void add_set_option(CLI::App& cli, std::vector<std::string>& sets) {
+  cli.add_option("--set", sets,
+                 "PATH=VALUE: change a field of the scenario for this command, as `sweep --set` "
+                 "does with one value (repeatable; e.g. instances.count=25, redis.rtt=2ms)")
+      ->allow_extra_args(false)
+      ->type_name("PATH=VALUE");
+}
+
 }  // namespace rlsim

@@ -57,6 +57,9 @@ CommandRun run_watching_sigint(std::shared_ptr<Options> options, int (*command)(
 void add_seed_options(CLI::App& cli, std::optional<std::uint64_t>& seed, std::uint64_t& seeds,
                       const char* seed_help, const char* seeds_help);
 
+// Adds --set PATH=VALUE (repeatable) for run, check and validate (app/scenario_settings.h).
+void add_set_option(CLI::App& cli, std::vector<std::string>& sets);
+
 // Strict for a --seed: digits only and within 64 bits, so "-1" cannot wrap to 2^64-1.
 const CLI::Validator& uint64_validator();
 

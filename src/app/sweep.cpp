@@ -12,6 +12,7 @@
 #include "app/exit_codes.h"
 #include "app/parallel.h"
 #include "app/report_files.h"
+#include "app/scenario_settings.h"
 #include "app/seeds.h"
 #include "core/sha1.h"
 #include "engine/commands.h"
@@ -28,80 +29,7 @@ namespace {
 const std::vector<std::string> kDefaultSweepMetrics = {"overshoot", "redis_round_trips_per_request",
                                                        "latency_us.p99"};
 
-std::string value_text(const ordered_json& value) {
-  return value.is_string() ? value.get<std::string>() : value.dump();
-}
-
-std::string type_name(const ordered_json& value) {
-  if (value.is_object()) return "an object";
-  if (value.is_array()) return fmt::format("an array of {} entries", value.size());
-  if (value.is_string()) return "a string";
-  return "a " + std::string(value.type_name());
-}
-
 }  // namespace
-
-SweepParameter parse_set(const std::string& text) {
-  const auto equals = text.find('=');
-  if (equals == std::string::npos || equals == 0)
-    throw ScenarioError(
-        fmt::format("--set {}: expected PATH=V1,V2,... (e.g. instances.count=2,5)", text));
-  SweepParameter parameter;
-  parameter.path = text.substr(0, equals);
-  if (!parse_metric_path(parameter.path))
-    throw ScenarioError(
-        fmt::format("--set {}: \"{}\" is not a path (field names separated by '.', indexes as [N])",
-                    text, parameter.path));
-  const std::string list = text.substr(equals + 1);
-  std::size_t from = 0;
-  while (true) {
-    const auto comma = list.find(',', from);
-    const std::string item =
-        list.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
-    if (item.empty())
-      throw ScenarioError(fmt::format("--set {}: an empty value in the list", text));
-    ordered_json value = ordered_json::parse(item, nullptr, false);
-    if (value.is_discarded() || value.is_object() || value.is_array()) value = item;
-    parameter.values.push_back(std::move(value));
-    if (comma == std::string::npos) break;
-    from = comma + 1;
-  }
-  return parameter;
-}
-
-void apply_setting(ordered_json& scenario, const std::string& path, const ordered_json& value) {
-  const auto steps = parse_metric_path(path);
-  if (!steps) throw ScenarioError(fmt::format("--set {}: not a path", path));
-  ordered_json* node = &scenario;
-  std::string walked;
-  for (std::size_t i = 0; i < steps->size(); ++i) {
-    const MetricStep& step = (*steps)[i];
-    const bool last = i + 1 == steps->size();
-    const std::string where = walked.empty() ? "the scenario" : walked;
-    if (step.is_index) {
-      if (!node->is_array())
-        throw ScenarioError(
-            fmt::format("--set {}: {} is {}, not an array", path, where, type_name(*node)));
-      if (step.index >= node->size())
-        throw ScenarioError(fmt::format("--set {}: {} has {} entries, no [{}]", path, where,
-                                        node->size(), step.index));
-      node = &(*node)[step.index];
-      walked += fmt::format("[{}]", step.index);
-    } else {
-      // A strategy entry may be a bare name; a field set on it needs the object form.
-      if (node->is_string() && walked.rfind("strategies[", 0) == 0 &&
-          walked.find('.') == std::string::npos)
-        *node = ordered_json{{"name", node->get<std::string>()}};
-      if (!node->is_object())
-        throw ScenarioError(
-            fmt::format("--set {}: {} is {}, not an object", path, where, type_name(*node)));
-      if (!last && !node->contains(step.name)) (*node)[step.name] = ordered_json::object();
-      node = &(*node)[step.name];
-      walked += (walked.empty() ? "" : ".") + step.name;
-    }
-  }
-  *node = value;
-}
 
 std::vector<std::vector<std::size_t>> sweep_grid(const std::vector<SweepParameter>& parameters) {
   std::vector<std::vector<std::size_t>> points(1);
@@ -167,7 +95,7 @@ std::vector<Chart> sweep_charts(const std::vector<SweepParameter>& parameters,
       std::string rest;
       for (std::size_t p = 1; p < parameters.size(); ++p)
         rest += fmt::format(", {}={}", parameters[p].path,
-                            value_text(parameters[p].values[point.value_index[p]]));
+                            setting_value_text(parameters[p].values[point.value_index[p]]));
       const std::size_t v = point.value_index[0];
       const double x = numeric ? x_parameter.values[v].get<double>() : static_cast<double>(v + 1);
       for (std::size_t k = 0; k < point.labels.size(); ++k) {
@@ -210,7 +138,7 @@ std::vector<std::vector<std::string>> table_rows(const std::vector<SweepParamete
     for (std::size_t k = 0; k < point.labels.size(); ++k) {
       std::vector<std::string> row;
       for (std::size_t p = 0; p < parameters.size(); ++p)
-        row.push_back(value_text(parameters[p].values[point.value_index[p]]));
+        row.push_back(setting_value_text(parameters[p].values[point.value_index[p]]));
       row.push_back(point.labels[k]);
       for (const auto& m : metrics) row.push_back(cell(point.summaries[k], m));
       rows.push_back(row);
@@ -263,18 +191,6 @@ std::string html_table(const std::vector<std::vector<std::string>>& rows) {
   return out + "</tbody></table></div>\n";
 }
 
-// The --set parameters, each path given once.
-std::vector<SweepParameter> read_parameters(const std::vector<std::string>& sets) {
-  std::vector<SweepParameter> parameters;
-  for (const auto& text : sets) {
-    parameters.push_back(parse_set(text));
-    for (const auto& earlier : parameters)
-      if (&earlier != &parameters.back() && earlier.path == parameters.back().path)
-        throw ScenarioError(fmt::format("--set {}: this path is given twice", earlier.path));
-  }
-  return parameters;
-}
-
 // One Point per grid combination, its scenario parsed from the changed document.
 std::vector<Point> grid_points(const SweepOptions& options, const ordered_json& document,
                                const std::vector<SweepParameter>& parameters) {
@@ -282,18 +198,13 @@ std::vector<Point> grid_points(const SweepOptions& options, const ordered_json& 
   for (const auto& value_index : sweep_grid(parameters)) {
     Point point;
     point.value_index = value_index;
-    ordered_json changed = document;
+    std::vector<ScenarioSetting> settings;
     for (std::size_t p = 0; p < parameters.size(); ++p) {
-      const ordered_json& value = parameters[p].values[value_index[p]];
-      apply_setting(changed, parameters[p].path, value);
-      point.setting +=
-          fmt::format("{}{}={}", p == 0 ? "" : " ", parameters[p].path, value_text(value));
+      settings.push_back({parameters[p].path, parameters[p].values[value_index[p]]});
+      point.setting += (p == 0 ? "" : " ") + setting_text(settings.back());
     }
-    // Messages name the file and the settings that made the variant ("x.json with --set ...").
+    point.scenario = scenario_with_settings(document, options.scenario_path, settings);
     const std::string file = options.scenario_path + " with --set " + point.setting;
-    point.scenario = parse_scenario(changed.dump(), file);
-    point.scenario.file = options.scenario_path;  // scripts resolve from the scenario's folder
-    point.scenario.open_log = scenario_log_opener(options.scenario_path);  // so do replayed logs
     point.strategies = select_strategies(resolve_strategies(point.scenario, file), options.labels,
                                          options.scenario_path);
     for (const auto& strategy : point.strategies) point.labels.push_back(strategy.label);
@@ -479,7 +390,7 @@ PreparedSweep prepare_sweep(const SweepOptions& options) {
   prepared.scenario_sha1 = sha1_hex(text);
   SweepResult& sweep = prepared.sweep;
   sweep.scenario_name = base.name;
-  sweep.parameters = read_parameters(options.sets);
+  sweep.parameters = parse_sets(options.sets);
   sweep.metrics = options.metrics.empty() ? kDefaultSweepMetrics : options.metrics;
   for (const auto& metric : sweep.metrics)
     if (!parse_metric_path(metric))

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "app/scenario_settings.h"
+
 namespace rlsim {
 
 // --shard K/N: this process runs the K-th of N slices of the sweep's runs (1 <= K <= N).
@@ -38,22 +40,6 @@ struct MergeOptions {
 };
 
 constexpr std::size_t kMaxSweepRuns = 100'000;  // grid points x strategies x seeds
-
-// One --set: a JSON path into the scenario file and the values it takes, in order.
-struct SweepParameter {
-  std::string path;
-  std::vector<nlohmann::ordered_json> values;
-};
-
-// Parses "instances.count=2,5,10". Values are JSON where they parse as JSON (numbers, true,
-// false, null, "quoted"), else strings ("10ms"). Throws ScenarioError ("--set X: ...").
-SweepParameter parse_set(const std::string& text);
-
-// Sets the field at `path` ("instances.count", "strategies[1].batch", "redis.rtt.p50") of the
-// scenario document to `value`, creating missing object fields; a strategy given as a bare name
-// ("local_budget") becomes {"name": "local_budget"} first. Throws ScenarioError naming the path.
-void apply_setting(nlohmann::ordered_json& scenario, const std::string& path,
-                   const nlohmann::ordered_json& value);
 
 // The grid points: every combination of the parameters' values, the first parameter varying
 // slowest. Each point holds one value index per parameter.

@@ -23,4 +23,29 @@ std::string escape_controls(std::string_view text) {
   return out;
 }
 
+std::size_t text_columns(std::string_view text) {
+  std::size_t columns = 0;
+  for (const char c : text) columns += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return columns;
+}
+
+std::string wrap_words(std::string_view text, std::size_t columns) {
+  std::string out;
+  std::string line;
+  std::size_t from = 0;
+  while (from <= text.size()) {
+    std::size_t space = text.find(' ', from);
+    if (space == std::string_view::npos) space = text.size();
+    const std::string_view word = text.substr(from, space - from);
+    if (!line.empty() && text_columns(line) + 1 + text_columns(word) > columns) {
+      out += line + "\n";
+      line.clear();
+    }
+    if (!word.empty()) line += (line.empty() ? "" : " ") + std::string(word);
+    from = space + 1;
+  }
+  if (!line.empty()) out += line + "\n";
+  return out;
+}
+
 }  // namespace rlsim

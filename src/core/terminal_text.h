@@ -2,6 +2,7 @@
 // Text from a scenario file (a description, a value quoted in an error message) shown on a
 // terminal: a file must not be able to move the cursor, recolour the screen, set the window title
 // or write to the clipboard through escape sequences.
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -12,5 +13,13 @@ namespace rlsim {
 // 8-bit form, two bytes in UTF-8) as \xc2\xNN. Every other byte is kept, so printable UTF-8 is
 // unchanged. Every string a command prints from a scenario goes through this.
 std::string escape_controls(std::string_view text);
+
+// How many columns `text` takes: its UTF-8 code points (every byte but a continuation byte).
+std::size_t text_columns(std::string_view text);
+
+// `text` broken at spaces into lines of at most `columns` code points, each ending in '\n' (a
+// word longer than that gets a line of its own): a scenario's description on a 120-column
+// terminal.
+std::string wrap_words(std::string_view text, std::size_t columns);
 
 }  // namespace rlsim

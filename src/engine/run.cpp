@@ -138,6 +138,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
                               deployment_.region_servers(), scenario.regions);
     result_.label = strategy.label;
     result_.name = strategy.info->name;
+    result_.per_instance_limit = strategy.info->per_instance_limit;
     for (std::uint32_t i = 0; i < scenario.traffic.size(); ++i) {
       // A replay group reads its log through the opener the front end gave (docs/replay.md).
       if (scenario.traffic[i].replay) {

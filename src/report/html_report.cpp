@@ -6,7 +6,9 @@
 
 #include "report/alerts.h"
 #include "report/fault_report.h"
+#include "report/overshoot_cap.h"
 #include "report/partial.h"
+#include "report/report.h"
 #include "report/rounding.h"
 #include "report/shadow_report.h"
 #include "report/state_charts.h"
@@ -227,9 +229,14 @@ std::string report_markdown(const RunResult& result, const std::string& reproduc
         per_request(strategy.redis_round_trips, totals.offered), totals.latency_us.quantile(0.5),
         totals.latency_us.quantile(0.99), worst_sliding_log_error_percent(strategy));
   }
-  if (const std::string shadow = shadow_notes(result); !shadow.empty())
-    out += "\n```\n" + shadow + "```\n";
+  for (const auto& strategy : result.strategies)
+    if (const auto cap = overshoot_cap(scenario, strategy)) out += "\n" + cap->reason + "\n";
   out += "\nDefinitions of every metric: docs/metrics.md in the rlsim repository.\n\n";
+  // What `rlsim run` prints under its table (the shadow comparison among it), without cutting
+  // the long lines.
+  std::string details = detail_notes(result);
+  details.erase(0, details.find_first_not_of('\n'));
+  if (!details.empty()) out += "## Details\n\n```\n" + details + "```\n\n";
   out += alert_markdown(result);
   out += "## Over time\n\n";
   const std::vector<Chart> charts = report_charts(result);

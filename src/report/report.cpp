@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "core/terminal_text.h"
 #include "report/alerts.h"
 #include "report/fault_report.h"
+#include "report/overshoot_cap.h"
 #include "report/partial.h"
 #include "report/replay_report.h"
 #include "report/result_json.h"
@@ -81,6 +83,8 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
   out["excess"] = worst.excess;
   out["false_denials"] = worst.false_denials;
   out["sliding_log_error"] = sliding_log_json(worst.sliding_log);
+  if (const auto cap = overshoot_cap(scenario, result))
+    out["overshoot_cap"] = overshoot_cap_json(*cap);
   if (totals.staleness.samples > 0) {
     out["staleness"] = {{"samples", totals.staleness.samples},
                         {"mean", round4(totals.staleness.mean_abs_error())},
@@ -138,12 +142,6 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
   return out;
 }
 
-// The worst sliding-log error rate in percent, rounded as in the JSON report.
-double sliding_log_percent(const Worst& worst) {
-  return worst.sliding_log == nullptr ? 0.0
-                                      : round8(worst.sliding_log->sliding_log_error_rate) * 100;
-}
-
 // "key=value, key=value" for a strategy's own metrics: strings bare, everything else as JSON.
 std::string metrics_text(const ordered_json& metrics) {
   std::string out;
@@ -171,19 +169,30 @@ std::string trace_note(const TraceSummary& trace) {
   return out;
 }
 
-// Lines under the table: each strategy's own metrics, and the staleness of counts it read, and
-// the decision trace's file.
+// The clock attribution: its excess is summed over the limits (docs/metrics.md#clock), so with
+// several limits the line adds them up from the figures report.json has per limit; the table's
+// excess column is the worst limit's.
+std::string clock_line(const StrategyResult& strategy) {
+  const ClockResult& clock = *strategy.clock;
+  const auto& limits = strategy.totals.limits;
+  std::string per_limit;
+  for (std::size_t i = 0; limits.size() > 1 && i < limits.size(); ++i)
+    per_limit += fmt::format("{}{} {}", i == 0 ? " (" : " + ", limits[i].name, limits[i].excess);
+  if (!per_limit.empty()) per_limit += ")";
+  return fmt::format("{}: a clock off by > {} at {} of the {} admissions beyond {}{}\n",
+                     strategy.label, format_duration(clock.attribution_threshold_us),
+                     clock.excess_while_off, clock.excess,
+                     limits.size() > 1 ? "a limit" : "the limit", per_limit);
+}
+
+// Lines under the table: each strategy's own metrics, the staleness of counts it read, its
+// clock attribution, regions, retrying clients and real backend.
 std::string notes_table(const RunResult& result) {
   std::string out;
   for (const auto& strategy : result.strategies) {
     if (strategy.strategy_metrics.is_object() && !strategy.strategy_metrics.empty())
       out += fmt::format("{}: {}\n", strategy.label, metrics_text(strategy.strategy_metrics));
-    if (strategy.clock) {
-      const ClockResult& clock = *strategy.clock;
-      out += fmt::format("{}: excess while an instance clock was off by > {} us: {} of {}\n",
-                         strategy.label, clock.attribution_threshold_us, clock.excess_while_off,
-                         clock.excess);
-    }
+    if (strategy.clock) out += clock_line(strategy);
     if (strategy.regions) {
       std::string line;
       for (const RegionResult& region : *strategy.regions) {
@@ -213,8 +222,15 @@ std::string notes_table(const RunResult& result) {
                          staleness.max_abs_error, staleness.samples);
     }
   }
-  if (result.trace) out += trace_note(*result.trace);
   return out.empty() ? out : "\n" + out;
+}
+
+// The lines after a strategy's own: the Redis side and fault windows, the shadow comparison and
+// the alerts.
+std::string event_notes(const RunResult& result) {
+  std::string out = fault_notes(result);
+  if (const std::string shadow = shadow_notes(result); !shadow.empty()) out += "\n" + shadow;
+  return out + alert_notes(result);
 }
 
 ordered_json partial_json(const RunPartial& partial) {
@@ -227,12 +243,126 @@ ordered_json partial_json(const RunPartial& partial) {
   return out;
 }
 
+// Where to break `line` so that its first part has at most `columns` - 2 code points (room for
+// " …"): after its last ", " or "; " there, or after its last "," (inside a JSON value) when that
+// keeps more, or at the width. The bytes of the first part, its separator's comma kept.
+std::size_t break_at(const std::string& line, std::size_t columns) {
+  std::size_t keep = 0;  // bytes of the longest prefix of columns - 2 code points
+  for (std::size_t points = 0; keep < line.size(); ++keep) {
+    const bool starts = (static_cast<unsigned char>(line[keep]) & 0xC0) != 0x80;
+    if (starts && ++points > columns - 2) break;
+  }
+  std::size_t at = std::string::npos;
+  for (const char* separator : {", ", "; "}) {
+    const std::size_t found = line.rfind(separator, keep - 2);
+    if (found != std::string::npos && (at == std::string::npos || found > at)) at = found;
+  }
+  const std::size_t comma = line.rfind(',', keep - 1);
+  if (comma != std::string::npos && (at == std::string::npos || at < keep / 2)) at = comma;
+  return at == std::string::npos ? keep : at + 1;
+}
+
+// Each line of `text` within `columns` code points: broken after a separator (break_at) into up
+// to `continuations` more lines indented by two spaces, and what still does not fit cut and
+// ended with " …"; `cut` counts the lines that were cut.
+std::string fit_lines(const std::string& text, std::size_t columns, std::size_t continuations,
+                      std::size_t& cut) {
+  std::string out;
+  std::size_t from = 0;
+  while (from < text.size()) {
+    const std::size_t end = std::min(text.find('\n', from), text.size());
+    std::string line = text.substr(from, end - from);
+    from = end + 1;
+    for (std::size_t more = 0; text_columns(line) > columns; ++more) {
+      const std::size_t at = break_at(line, columns);
+      if (more == continuations) {
+        ++cut;
+        line = line.substr(0, at) + " \u2026";
+        break;
+      }
+      const std::size_t rest = line.find_first_not_of(' ', at);
+      out += line.substr(0, at) + "\n";
+      line = rest == std::string::npos ? "" : "  " + line.substr(rest);
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+// The terminal `rlsim run` writes for: a projector's 120 columns (tests/run-width.sh).
+constexpr std::size_t kTableColumns = 120;
+
+using Paint = std::function<std::string(const std::string&, const char*)>;
+
+// The table's rows: one per strategy, each figure formatted from the value its JSON report holds
+// (strategy_json), so that the table, the verdict lines and report.json agree. 118 columns with
+// labels up to 22 characters; denied and the p50 latency are in report.md.
+std::string strategy_rows(const RunResult& result, const Paint& paint) {
+  const std::size_t label_width = label_column_width(result);
+  std::string out =
+      fmt::format("{:<{}} {:>8} {:>8} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6} {:>8}\n",
+                  "strategy", label_width, "offered", "allowed", "errors", "overshoot", "rolling",
+                  "excess", "false_dn", "slog_err", "cmd/req", "rt/req", "p99_us");
+  for (const auto& strategy : result.strategies) {
+    const ordered_json j = strategy_json(strategy, *result.scenario);
+    const double overshoot = j["overshoot"].get<double>();
+    const std::string overshoot_text = fmt::format("{:>9}", format_ratio(overshoot));
+    out +=
+        fmt::format("{:<{}} {:>8} {:>8} {:>7} {} {:>8} {:>8} {:>8} {:>7.3f}% {:>7} {:>6} {:>8}\n",
+                    strategy.label, label_width, j["offered"].get<std::int64_t>(),
+                    j["allowed"].get<std::int64_t>(), j["errors"].get<std::int64_t>(),
+                    paint(overshoot_text, holds_limit(overshoot) ? "32" : "31"),
+                    format_ratio(j["rolling_overshoot"].get<double>()),
+                    j["excess"].get<std::int64_t>(), j["false_denials"].get<std::int64_t>(),
+                    j["sliding_log_error"]["error_rate"].get<double>() * 100,
+                    format_per_request(j["redis_commands_per_request"].get<double>()),
+                    format_per_request(j["redis_round_trips_per_request"].get<double>()),
+                    j["latency_us"]["p99"].get<std::int64_t>());
+  }
+  return out;
+}
+
+// A per-window view of the first limit: what one key actually got, against the limit, for each
+// strategy whose windows all fit in 120 columns (longer series are in the report files).
+std::string window_rows(const RunResult& result, const Paint& paint) {
+  constexpr std::size_t kColumns = kTableColumns;
+  const std::string admitted_head = "  admitted  ";
+  const Limit& first = result.scenario->limits.front();
+  std::string out;
+  for (const auto& strategy : result.strategies) {
+    const auto& series = strategy.totals.series;
+    std::size_t cell = 4;  // a space and at least three digits
+    for (const auto& point : series)
+      cell = std::max({cell, fmt::formatted_size(" {}", point.max_per_key),
+                       fmt::formatted_size(" {}", point.instances)});
+    if (series.empty() || admitted_head.size() + series.size() * cell > kColumns) continue;
+    out += fmt::format("\n{}: most admitted for one {} per {} window (limit {}), and instances\n",
+                       strategy.label, to_string(first.key), format_duration(first.window_us),
+                       first.limit);
+    std::string admitted_row = admitted_head;
+    std::string instance_row = "  instances ";
+    for (const auto& point : series) {
+      const std::string text = fmt::format("{:>{}}", point.max_per_key, cell);
+      admitted_row += point.max_per_key > first.limit ? paint(text, "31") : text;
+      instance_row += fmt::format("{:>{}}", point.instances, cell);
+    }
+    out.append(admitted_row).append("\n").append(instance_row).append("\n");
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string detail_notes(const RunResult& result) {
+  return notes_table(result) + event_notes(result);
+}
 
 ordered_json report_json(const RunResult& result) {
   const Scenario& scenario = *result.scenario;
   ordered_json out;
   out["scenario"] = scenario.name;
+  // The fields changed with --set, as given: a rerun with the same options gives this report.
+  if (!scenario.settings.empty()) out["set"] = scenario.settings;
   out["seed"] = result.seed;
   out["duration_s"] = to_seconds(scenario.duration_us);
   if (result.partial) out["partial"] = partial_json(*result.partial);
@@ -255,59 +385,38 @@ ordered_json report_json(const RunResult& result) {
 
 std::string report_table(const RunResult& result, bool color) {
   const Scenario& scenario = *result.scenario;
-  const auto paint = [color](const std::string& text, const char* code) {
+  const Paint paint = [color](const std::string& text, const char* code) {
     return color ? fmt::format("\033[{}m{}\033[0m", code, text) : text;
   };
   std::string out;
-  out += paint(fmt::format("rlsim: {}", scenario.name), "1") + "\n";
+  std::string title = fmt::format("rlsim: {}", scenario.name);
+  for (const auto& setting : scenario.settings) title += " --set " + setting;
+  out += paint(escape_controls(title), "1") + "\n";
   if (result.partial) out += paint(partial_notice(result), "1;33") + "\n";
-  if (!scenario.description.empty()) out += escape_controls(scenario.description) + "\n";
+  out += wrap_words(escape_controls(scenario.description), kTableColumns);
   for (const auto& limit : scenario.limits) {
     out += fmt::format("limit {}: {} per {} per {}\n", limit.name, limit.limit,
                        format_duration(limit.window_us), to_string(limit.key));
   }
-  out += "\n";
-  const std::size_t label_width = label_column_width(result);
-  out += fmt::format(
-      "{:<{}} {:>9} {:>9} {:>9} {:>7} {:>9} {:>8} {:>9} {:>8} {:>9} {:>7} {:>6} {:>8} {:>8}\n",
-      "strategy", label_width, "offered", "allowed", "denied", "errors", "overshoot", "rolling",
-      "excess", "false_dn", "slog_err", "cmd/req", "rt/req", "p50_us", "p99_us");
-  for (const auto& strategy : result.strategies) {
-    const OracleTotals& totals = strategy.totals;
-    const Worst worst = worst_over_limits(totals);
-    const std::string overshoot_text = fmt::format("{:>8.2f}x", worst.overshoot);
-    out += fmt::format(
-        "{:<{}} {:>9} {:>9} {:>9} {:>7} {} {:>7.2f}x {:>9} {:>8} {:>8.3f}% {:>7.2f} {:>6.2f} {:>8} "
-        "{:>8}\n",
-        strategy.label, label_width, totals.offered, totals.allowed, totals.denied, totals.errors,
-        paint(overshoot_text, worst.overshoot > 1.0001 ? "31" : "32"), worst.rolling_overshoot,
-        worst.excess, worst.false_denials, sliding_log_percent(worst),
-        per_request(strategy.redis_commands, totals.offered),
-        per_request(strategy.redis_round_trips, totals.offered), totals.latency_us.quantile(0.5),
-        totals.latency_us.quantile(0.99));
-  }
+  out += "\n" + strategy_rows(result, paint);
+  if (scenario.limits.size() > 1)
+    out +=
+        "overshoot, rolling, excess, false_dn, slog_err: the worst limit's (each limit's in "
+        "report.json)\n";
+  // Why an overshoot is below the instance count, right under the figure it explains.
+  for (const auto& strategy : result.strategies)
+    if (const auto cap = overshoot_cap(scenario, strategy)) out += cap->reason + "\n";
   out += strategy_lines(result, color);
-  out += notes_table(result);
-  out += fault_notes(result);
-  if (const std::string shadow = shadow_notes(result); !shadow.empty()) out += "\n" + shadow;
-  out += alert_notes(result);
-  // A per-window view of the first limit: what one key actually got, against the limit.
-  const Limit& first = scenario.limits.front();
-  for (const auto& strategy : result.strategies) {
-    const auto& series = strategy.totals.series;
-    if (series.empty() || series.size() > 40) continue;
-    out += fmt::format("\n{}: most admitted for one {} per {} window (limit {}), and instances\n",
-                       strategy.label, to_string(first.key), format_duration(first.window_us),
-                       first.limit);
-    std::string admitted_row = "  admitted  ";
-    std::string instance_row = "  instances ";
-    for (const auto& point : series) {
-      const std::string cell = fmt::format("{:>6}", point.max_per_key);
-      admitted_row += point.max_per_key > first.limit ? paint(cell, "31") : cell;
-      instance_row += fmt::format("{:>6}", point.instances);
-    }
-    out.append(admitted_row).append("\n").append(instance_row).append("\n");
-  }
+  // The notes in full are report.md's "Details"; here each line fits the terminal.
+  std::size_t cut = 0;
+  // A long line wraps onto up to two more (a strategy's counters, the 5 ms ALERT, a fault's
+  // next window stay on screen); what is longer still is cut.
+  out += fit_lines(detail_notes(result), kTableColumns, 2, cut);
+  if (result.trace) out += trace_note(*result.trace);
+  if (cut > 0)
+    out += fmt::format("({} line{} cut at {} columns: in full in report.md, \"Details\")\n", cut,
+                       cut == 1 ? "" : "s", kTableColumns);
+  out += window_rows(result, paint);
   return out;
 }
 

@@ -36,6 +36,7 @@ struct RequestDecisions {
 struct StrategyResult {
   std::string label;
   std::string name;
+  bool per_instance_limit = false;  // StrategyInfo::per_instance_limit (report/overshoot_cap.h)
   OracleTotals totals;
   std::uint64_t redis_commands = 0;
   std::uint64_t redis_round_trips = 0;

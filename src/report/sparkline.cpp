@@ -40,7 +40,8 @@ std::size_t label_column_width(const RunResult& result) {
 }
 
 std::string strategy_lines(const RunResult& result, bool color) {
-  constexpr std::size_t kWidth = 40;
+  // 22 (labels) + 30 + the verdict: 120 columns (docs/cli.md#the-table).
+  constexpr std::size_t kWidth = 30;
   double top = 0;
   for (const auto& strategy : result.strategies)
     for (const auto& point : strategy.totals.series)
@@ -65,21 +66,14 @@ std::string strategy_lines(const RunResult& result, bool color) {
     std::string text = verdict(worst == nullptr ? 0 : worst->overshoot);
     if (color)
       text = fmt::format("\033[{}m{}\033[0m",
-                         worst != nullptr && worst->overshoot > 1.0001 ? "31" : "32", text);
+                         worst != nullptr && !holds_limit(worst->overshoot) ? "31" : "32", text);
+    // The worst limit's figures, as the table and report.json have them (its false denials and
+    // Redis round trips are columns of the table).
     std::string detail;
     if (worst != nullptr) {
       const Limit& limit = scenario.limits[worst_index];
-      std::int64_t false_denials = 0;
-      for (const auto& l : strategy.totals.limits) false_denials += l.false_denials;
-      const double round_trips = strategy.totals.offered == 0
-                                     ? 0.0
-                                     : static_cast<double>(strategy.redis_round_trips) /
-                                           static_cast<double>(strategy.totals.offered);
-      detail = fmt::format(
-          ": {} admitted for one {} in one {} window (limit {}); {} false denials; {:.2f} round "
-          "trips per request",
-          worst->max_in_window, to_string(limit.key), format_duration(limit.window_us), limit.limit,
-          false_denials, round_trips);
+      detail = fmt::format(" ({} for one {} in a {} window, limit {})", worst->max_in_window,
+                           to_string(limit.key), format_duration(limit.window_us), limit.limit);
     }
     const std::string spark = sparkline(admitted, top, kWidth);
     out += fmt::format("{:<{}} {}{} {}{}\n", strategy.label, label_width, spark,

@@ -18,8 +18,8 @@ std::string sparkline(const std::vector<double>& values, double top, std::size_t
 std::size_t label_column_width(const RunResult& result);
 
 // One line per strategy: label, sparkline of admitted requests per window of the first limit,
-// and the verdict ("10.00x the limit: 1000 admitted for one user in one 1m window, limit 100;
-// 0 false denials; 0.00 round trips per request"). Red/green verdicts when `color`.
+// and the worst limit's verdict ("10.00x the limit (1000 for one user in a 1m window, limit
+// 100)"), its figures as the table and report.json have them. Red/green verdicts when `color`.
 std::string strategy_lines(const RunResult& result, bool color);
 
 }  // namespace rlsim

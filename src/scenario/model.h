@@ -290,6 +290,9 @@ struct Scenario {
   // (load_scenario: a regular file under the scenario's folder; a browser: its uploads). The
   // engine only calls it; unset, a replay group fails to start with a clear error.
   LogOpener open_log;
+  // The fields changed on the command line (`--set PATH=VALUE`, app/scenario_settings.h), as
+  // given ("instances.count=25"): the report records them so that a rerun can repeat them.
+  std::vector<std::string> settings;
 };
 
 }  // namespace rlsim

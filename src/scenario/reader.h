@@ -148,15 +148,13 @@ class ObjectReader {
   DurationUs check_duration(const json& value, const std::string& path, DurationUs min_us,
                             DurationUs max_us, bool allow_negative = false) const {
     if (!value.is_string()) {
-      fail(path, fmt::format("expected a duration string such as \"250us\", \"2ms\", \"1.5s\", "
-                             "\"1m\", \"1h\", got {}",
+      fail(path, fmt::format("expected a duration string such as {}, got {}", kDurationSpellings,
                              json_type_name(value)));
     }
     const auto text = value.get<std::string>();
     const auto parsed = parse_duration(text, allow_negative);
     if (!parsed) {
-      fail(path, fmt::format("expected a duration such as \"250us\", \"2ms\", \"1.5s\", \"1m\", "
-                             "\"1h\"{}, got \"{}\"",
+      fail(path, fmt::format("expected a duration such as {}{}, got \"{}\"", kDurationSpellings,
                              allow_negative ? " (may be negative)" : "", text));
     }
     return check_duration_range(*parsed, text, path, min_us, max_us);
@@ -169,8 +167,10 @@ class ObjectReader {
     const auto parsed =
         value.is_string() ? parse_duration(value.get<std::string>(), allow_negative) : std::nullopt;
     if (!parsed) {
-      fail(path, fmt::format("expected a duration such as \"50ms\", \"1.5s\"{}, got {}",
-                             allow_negative ? " (may be negative)" : "", value.dump()));
+      fail(path,
+           fmt::format("expected a duration such as \"50ms\", \"1.5s\", \"1m30s\" (units h, m, "
+                       "s, ms, us, largest first){}, got {}",
+                       allow_negative ? " (may be negative)" : "", value.dump()));
     }
     return check_duration_range(*parsed, value.get<std::string>(), path, min_us, max_us);
   }

@@ -56,7 +56,7 @@ class InMemory final : public Strategy {
 };
 
 StrategyInfo declare_in_memory() {
-  return StrategyInfo{
+  StrategyInfo info{
       "in_memory",
       "per-instance fixed-window counter in process memory (the anti-pattern: N instances admit N "
       "x limit)",
@@ -73,6 +73,8 @@ StrategyInfo declare_in_memory() {
       construct<InMemory>,
       nullptr,
       nullptr};
+  info.per_instance_limit = true;
+  return info;
 }
 
 const StrategyRegistration kInMemoryRegistration(10, declare_in_memory);

@@ -149,7 +149,8 @@ bool read_breaker_field(const std::string& key, const nlohmann::json& v, Breaker
   } else if (key == "window" || key == "cooldown") {
     const auto parsed = v.is_string() ? parse_duration(v.get<std::string>()) : std::nullopt;
     if (!parsed || *parsed < kUsPerMs || *parsed > kMaxBreakerTimeUs) {
-      error = fmt::format("expected a duration from 1ms to 1h such as \"10s\", got {}", v.dump());
+      error = fmt::format("expected a duration from 1ms to 1h such as \"10s\" or \"1m30s\", got {}",
+                          v.dump());
       return false;
     }
     (key == "window" ? spec.window_us : spec.cooldown_us) = *parsed;
@@ -195,7 +196,7 @@ bool param_type_ok(const ParamSpec& spec, const nlohmann::json& value, std::stri
       return value.is_number_integer() && value.get<std::int64_t>() > 0 &&
              value.get<std::int64_t>() <= ScenarioBounds::kMaxLimitValue;
     case ParamType::kDuration:
-      expected = "a duration such as \"2ms\"";
+      expected = fmt::format("a duration such as {}", kDurationSpellings);
       return value.is_string() && parse_duration(value.get<std::string>()).has_value();
     case ParamType::kRate: {
       expected = "a rate such as \"100/m\" or \"2.5/s\"";

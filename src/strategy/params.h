@@ -120,6 +120,10 @@ struct StrategyInfo {
   std::function<bool(const ParamReader& params, const std::string& scenario_dir, std::string& field,
                      std::string& error)>
       check;
+  // Each instance admits up to the full limit on its own and shares nothing: N instances admit up
+  // to N x the limit per window. The report says why when the overshoot stays below N
+  // (report/overshoot_cap.h).
+  bool per_instance_limit = false;
 };
 
 // The factory of a strategy class that is constructed from its environment, for StrategyInfo::make.
