@@ -41,7 +41,24 @@ file(WRITE ${RLSIM_LUA_HEADERS}/lua5.1-deb-multiarch.h
      "#define DEB_HOST_MULTIARCH \"wasm32-emscripten\"\n")
 target_include_directories(rlsim_lua51 SYSTEM PUBLIC ${RLSIM_LUA_HEADERS})
 target_compile_definitions(rlsim_lua51 PRIVATE LUA_USE_POSIX)
-set(RLSIM_LUA rlsim_lua51)
+# cjson and bit, the Lua libraries Redis embeds that rlsim loads (src/redis/lua_engine.cpp): lua-cjson
+# 2.1.0 from Debian's source package (RLSIM_LUA_CJSON_SOURCE_DIR), the BitOp API written for this
+# build (src/web/compat/lua_bit.cpp: Debian's archive does not serve lua-bitop's source), and the
+# two headers Debian's -dev packages generate.
+set(RLSIM_LUA_CJSON_SOURCE_DIR "" CACHE PATH "lua-cjson 2.1.0 sources, Debian's source package lua-cjson")
+if(NOT EXISTS "${RLSIM_LUA_CJSON_SOURCE_DIR}/lua_cjson.c")
+  message(FATAL_ERROR "RLSIM_LUA_CJSON_SOURCE_DIR must name the lua-cjson source package's folder "
+                      "(src/web/build.sh fetches it), not '${RLSIM_LUA_CJSON_SOURCE_DIR}'")
+endif()
+add_library(rlsim_lua_libs STATIC ${RLSIM_LUA_CJSON_SOURCE_DIR}/lua_cjson.c
+            ${RLSIM_LUA_CJSON_SOURCE_DIR}/strbuf.c ${RLSIM_LUA_CJSON_SOURCE_DIR}/fpconv.c
+            ${CMAKE_CURRENT_SOURCE_DIR}/src/web/compat/lua_bit.cpp)
+# As Redis builds it: cjson also sets its global table.
+target_compile_definitions(rlsim_lua_libs PRIVATE ENABLE_CJSON_GLOBAL)
+target_link_libraries(rlsim_lua_libs PUBLIC rlsim_lua51)
+file(WRITE ${RLSIM_LUA_HEADERS}/lua-cjson.h "extern int luaopen_cjson(lua_State*);\n")
+file(WRITE ${RLSIM_LUA_HEADERS}/lua-bitop.h "extern int luaopen_bit(lua_State*);\n")
+set(RLSIM_LUA rlsim_lua_libs rlsim_lua51)
 
 # Every C++ file: exceptions on (emscripten turns catching off by default; its JavaScript-based
 # exceptions, since WebAssembly's own with Lua compiled as C++ (LUAI_THROW) ran 2.3 times faster

@@ -189,7 +189,7 @@ TEST_CASE("replay: more malformed lines than max_bad_lines fail the run with exi
     run_strategy(scenario, strategies.front(), 1);
     FAIL("the run should have failed");
   } catch (const RunError& error) {
-    CHECK(error.exit_code == exit_code::kBadInput);
+    CHECK(error.kind == RunErrorKind::kBadInput);
     CHECK(std::string(error.what()) ==
           "traffic group log: more than 1 malformed lines (max_bad_lines); the first: line 3: "
           "the time \"x\" is neither seconds nor an ISO 8601 date-time");

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/commands.h"
 #include "core/file_text.h"
+#include "engine/commands.h"
 #include "scenario/error.h"
 #include "scenario/load.h"
 #include "scenario/load_replay.h"
@@ -116,7 +116,7 @@ Scenario scenario_with_settings(const ordered_json& document, const std::string&
   }
   // Messages name the file and the settings that made the variant ("x.json with --set ...").
   Scenario scenario = parse_scenario(changed.dump(), path + " with --set " + joined);
-  scenario.file = path;  // scripts resolve from the scenario's folder
+  scenario.file = path;                           // scripts resolve from the scenario's folder
   scenario.open_log = scenario_log_opener(path);  // so do replayed logs
   scenario.settings = std::move(texts);
   return scenario;

@@ -62,7 +62,7 @@ std::string compile(std::string_view format, std::vector<Segment>& segments) {
 }
 
 // A literal as messages quote it: in double quotes, its own quotes and backslashes escaped.
-std::string quoted(std::string_view literal) {
+std::string quote_literal(std::string_view literal) {
   std::string out = "\"";
   for (const char c : literal) {
     if (c == '"' || c == '\\') out += '\\';
@@ -137,7 +137,7 @@ class TemplateParser final : public LineParser {
     for (std::size_t i = 0; i < segments_.size(); ++i) {
       const Segment& segment = segments_[i];
       if (line.compare(at, segment.literal.size(), segment.literal) != 0) {
-        why = fmt::format("expected {} at column {}", quoted(segment.literal), at + 1);
+        why = fmt::format("expected {} at column {}", quote_literal(segment.literal), at + 1);
         return false;
       }
       at += segment.literal.size();
@@ -146,7 +146,8 @@ class TemplateParser final : public LineParser {
       if (i + 1 < segments_.size()) {
         end = line.find(segments_[i + 1].literal, at);
         if (end == std::string_view::npos) {
-          why = fmt::format("no {} after ${}", quoted(segments_[i + 1].literal), segment.name);
+          why =
+              fmt::format("no {} after ${}", quote_literal(segments_[i + 1].literal), segment.name);
           return false;
         }
       }

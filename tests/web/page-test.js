@@ -1,0 +1,167 @@
+// Browser test of the page (docs/web.md): opens build-web/page/index.html from file:// in Debian's
+// Chromium (headless, no network) and checks its figures against the native CLI.
+// Usage: node tests/web/page-test.js   (env: RLSIM_BINARY, default build/rlsim; RLSIM_WEB_BUILD,
+// default build-web; CHROMIUM, default /usr/bin/chromium). Screenshots go to a temporary folder.
+'use strict';
+const { chromium } = require('playwright-core');
+const { execFileSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const root = path.resolve(__dirname, '../..');
+const binary = path.resolve(root, process.env.RLSIM_BINARY || 'build/rlsim');
+const pageFile = path.resolve(root, process.env.RLSIM_WEB_BUILD || 'build-web', 'page', 'index.html');
+const shots = fs.mkdtempSync(path.join(os.tmpdir(), 'rlsim-page-'));
+const LATENCY_TARGET_MS = 200;
+let failures = 0;
+
+function check(ok, what) {
+  console.log(`${ok ? 'ok' : 'FAIL'}: ${what}`);
+  if (!ok) failures++;
+}
+
+function cliReport(args) {
+  return JSON.parse(execFileSync(binary, ['run', ...args, '--json'], { maxBuffer: 1 << 28 }).toString());
+}
+
+function cliOnText(text) {
+  const file = path.join(shots, 'scenario.json');
+  fs.writeFileSync(file, text);
+  return cliReport([file]);
+}
+
+const headline = (report) => Math.max(...report.strategies.map((s) => s.overshoot)).toFixed(2) + 'x';
+
+async function idle(page) {
+  return page.evaluate(() => window.rlsimPage.whenIdle());
+}
+
+async function overflowing(page) {
+  return page.evaluate(() => {
+    const w = document.documentElement.clientWidth;
+    return [...document.querySelectorAll('body *')].filter((e) => {
+      const r = e.getBoundingClientRect();
+      return r.width > 0 && (r.right > w + 1 || r.left < -1) && getComputedStyle(e).visibility !== 'hidden';
+    }).slice(0, 5).map((e) => `${e.tagName}#${e.id} right=${Math.round(e.getBoundingClientRect().right)} > ${w}`);
+  });
+}
+
+async function main() {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto('file://' + pageFile + '#preset=overshoot-10x');
+  await idle(page);
+
+  // 1. The overshoot preset at 10 instances.
+  check(await page.textContent('#headline') === '10.00x', `overshoot-10x at 10 instances reads 10.00x (${await page.textContent('#headline')})`);
+  await page.screenshot({ path: path.join(shots, 'overshoot-10.png') });
+
+  // 2. The slider to 25: the same figure as the CLI's.
+  await page.$eval('#instances', (e) => { e.value = '25'; e.dispatchEvent(new Event('input', { bubbles: true })); });
+  await idle(page);
+  const at25 = headline(cliReport([path.join(root, 'scenarios/overshoot-10x.json'), '--set', 'instances.count=25']));
+  check(await page.textContent('#headline') === at25, `25 instances: page ${await page.textContent('#headline')}, CLI ${at25}`);
+
+  // 3. The outage: the banner shows in the fault's window; fail_open's excess equals the CLI's.
+  await page.check('#outage');
+  await idle(page);
+  await page.selectOption('#on-error', 'fail_open');
+  await idle(page);
+  // The scenario as the "download" button saves it: `rlsim run` on it reproduces the page.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+  const text = fs.readFileSync(await download.path(), 'utf8').trimEnd();
+  check(text === await page.evaluate(() => window.rlsimPage.scenario()), `the download (${download.suggestedFilename()}) is the page's scenario`);
+  const cli = cliOnText(text);
+  const shownDigests = await page.textContent('#digests');
+  check(cli.strategies.every((s) => shownDigests.includes(`${s.label}: ${s.decision_digest}`)), 'the digests shown are the CLI\'s on the download');
+  const pageReport = await page.evaluate(() => window.rlsimPage.result().report);
+  const excess = (r) => r.strategies.find((s) => s.label === 'redis_fixed_window').excess;
+  check(excess(pageReport) === excess(cli), `fail_open excess with the outage: page ${excess(pageReport)}, CLI ${excess(cli)}`);
+  check(JSON.stringify(pageReport) === JSON.stringify(cli), 'the page\'s report equals the CLI\'s on the page\'s scenario');
+  // Step to the first window: no banner; then right-arrow until the fault's window.
+  await page.$eval('#scrubber', (e) => { e.value = '0'; e.dispatchEvent(new Event('input', { bubbles: true })); });
+  check(!(await page.isVisible('#banner')), 'no banner in window 1');
+  let steps = 0;
+  while (!(await page.isVisible('#banner')) && steps < 20) { await page.keyboard.press('ArrowRight'); steps++; }
+  const banner = await page.textContent('#banner');
+  check(/^Redis down 3:00-5:00$/.test(banner), `banner after ${steps} right-arrows: "${banner}"`);
+  await page.screenshot({ path: path.join(shots, 'outage.png') });
+  await page.keyboard.press('ArrowLeft');
+  check((await page.evaluate(() => window.rlsimPage.state().t)) === steps - 1, 'left arrow steps back one window');
+
+  // 4. Keys: space plays and pauses, h hides the figures, p presenter mode.
+  await page.keyboard.press(' ');
+  await page.waitForTimeout(1600);
+  await page.keyboard.press(' ');
+  const t = await page.evaluate(() => window.rlsimPage.state().t);
+  check(t > steps - 1, `space played the timeline (window ${t + 1})`);
+  await page.keyboard.press('h');
+  check(await page.$eval('#headline', (e) => getComputedStyle(e).visibility) === 'hidden', 'h hides the figures');
+  await page.keyboard.press('h');
+  check(await page.$eval('#headline', (e) => getComputedStyle(e).visibility) === 'visible', 'h again shows them');
+  await page.keyboard.press('p');
+  check(await page.evaluate(() => document.body.classList.contains('presenter')), 'p: presenter mode');
+  await page.screenshot({ path: path.join(shots, 'presenter.png') });
+
+  // 5. Permalink: the hash restores the state in a new page.
+  const url = page.url();
+  const again = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+  await again.goto(url);
+  await idle(again);
+  check(await again.evaluate(() => window.rlsimPage.scenario()) === text, 'the permalink restores the scenario');
+  check(await again.evaluate(() => document.body.classList.contains('presenter')), 'the permalink restores presenter mode');
+  await again.close();
+  await page.keyboard.press('p');
+
+  // 6. A bad JSON in the editor shows the engine's message.
+  await page.fill('#editor', '{"name": "x", "duration": "ten minutes"}');
+  await page.click('#run-json');
+  await idle(page);
+  const err = await page.textContent('#error');
+  check(err.length > 0 && !(await page.evaluate(() => window.rlsimPage.result().report)), `bad JSON: "${err}"`);
+
+  // 7. No element overflows the viewport; every preset's change-to-result latency.
+  const presets = await page.$$eval('#preset option', (os) => os.map((o) => o.value));
+  let slowest = { ms: 0, name: '' };
+  for (const [w, h] of [[1920, 1080], [1280, 720]]) {
+    await page.setViewportSize({ width: w, height: h });
+    for (const name of presets) {
+      await page.selectOption('#preset', name);
+      await idle(page);
+      for (const presenter of [false, true]) {
+        if (presenter) await page.keyboard.press('p');
+        const over = await overflowing(page);
+        check(over.length === 0, `${name} at ${w}x${h}${presenter ? ' presenter' : ''}: nothing overflows ${over.join('; ')}`);
+        if (presenter) await page.keyboard.press('p');
+      }
+      await page.screenshot({ path: path.join(shots, `${name}-${w}x${h}.png`) });
+      if (w !== 1920) continue;
+      const ms = await page.evaluate(async () => {
+        const seed = document.getElementById('seed');
+        const t0 = performance.now();
+        seed.value = String(Number(seed.value) + 1);
+        seed.dispatchEvent(new Event('change', { bubbles: true }));
+        await window.rlsimPage.whenIdle();
+        await new Promise((r) => requestAnimationFrame(() => r()));
+        return performance.now() - t0;
+      });
+      console.log(`latency: ${name}: ${ms.toFixed(0)} ms from a seed change to the new result on screen`);
+      if (ms > slowest.ms) slowest = { ms, name };
+    }
+  }
+  console.log(`slowest preset: ${slowest.name} ${slowest.ms.toFixed(0)} ms (target ${LATENCY_TARGET_MS} ms)`);
+  check(errors.length === 0, `no page errors ${errors.join('; ')}`);
+  await browser.close();
+  console.log(`screenshots: ${shots}`);
+  console.log(failures ? `page-test: ${failures} failed` : 'page-test: all passed');
+  process.exit(failures ? 1 : 0);
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
