@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <queue>
 #include <stdexcept>
 #include <unordered_map>
@@ -208,6 +209,15 @@ bool bench_names(const BenchOptions& options, std::vector<std::string>& names) {
 int command_bench(const BenchOptions& options) {
   std::vector<std::string> names;
   if (!bench_names(options, names)) return exit_code::kBadInput;
+  if (options.print_scenario) {
+    for (const auto& name : names) {
+      if (name == "custom_lua") continue;  // its script is a file of this process's
+      std::cout
+          << nlohmann::json::parse(bench_scenario(options.requests, name, options.scale, "")).dump()
+          << "\n";
+    }
+    return exit_code::kOk;
+  }
   // The baseline first, measured in the same run, so that ratios between rows are meaningful on a
   // shared, noisy machine.
   names.insert(names.begin(), kBareLoop);

@@ -16,6 +16,9 @@ Subcommand bench_subcommand() {
                          "Simulate 10,000 instances and 1,000,000 users instead of 10 and 1000");
             cli.add_option("--strategy", options->strategies,
                            "Strategy to measure (repeatable; default: all)");
+            cli.add_flag("--print-scenario", options->print_scenario,
+                         "Print each strategy's workload as a scenario (one JSON per line) instead "
+                         "of measuring, to time another build of the engine on it");
             return [options] { return command_bench(*options); };
           }};
 }
