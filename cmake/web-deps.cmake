@@ -62,7 +62,8 @@ set(RLSIM_LUA rlsim_lua_libs rlsim_lua51)
 
 # Every C++ file: exceptions on (emscripten turns catching off by default; its JavaScript-based
 # exceptions, since WebAssembly's own with Lua compiled as C++ (LUAI_THROW) ran 2.3 times faster
-# but crashed on products-autoscale.json with "memory access out of bounds" in emscripten 3.1.6:
+# but crashed on products-autoscale.json with "memory access out of bounds", measured before the
+# stack was raised from 5 to 16 MiB, which cured the same crash with JavaScript exceptions:
 # docs/performance.md), coroutines' symmetric
 # transfer as WebAssembly tail calls, and C++20's <coroutine> from src/web/compat (the libc++ of
 # emscripten 3.1.6 has only <experimental/coroutine>).

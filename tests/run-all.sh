@@ -127,6 +127,17 @@ phase "regenerate the reports"
 # installed with apt-get and run from /usr/share/rlsim, `man rlsim`, bash completion; then removed.
 tests/package.sh build
 phase "package"
+# The page (docs/web.md): the engine compiled to WebAssembly and the page assembled (src/web/build.sh
+# installs emscripten and fetches Lua's and lua-cjson's Debian sources), its runs compared with the
+# release program's on every preset (decision digests and whole reports), the page driven in Debian's
+# headless Chromium through playwright-core (pinned in tests/web/package-lock.json), and the engine
+# timed against the native one on rlsim bench's workload (figures only: docs/performance.md).
+src/web/build.sh build-web
+node tests/web/engine-parity.js
+(cd tests/web && npm ci --no-audit --no-fund --loglevel=error)
+node tests/web/page-test.js
+node tests/web/bench.js build/rlsim build-web/rlsim-engine.js 200000
+phase "the page: WebAssembly build, parity with the CLI, headless Chromium"
 # Static analysis (the committed .clang-tidy; a file whose inputs are unchanged since it last passed
 # is not analysed again, tests/tidy.sh).
 tests/tidy.sh

@@ -220,7 +220,13 @@ class Kong final : public Strategy, public EventTarget {
     const std::uint64_t epoch = nodes_[id].epoch;
     std::vector<Command> commands;
     std::int64_t sent = 0;
-    for (const auto& [key, entry] : nodes_[id].cache) {
+    // In key order: the hash map's own order differs between standard libraries (the page's
+    // WebAssembly build uses libc++), and the order of the commands shows in the node's hot keys.
+    std::vector<std::pair<std::string, CacheEntry>> entries(nodes_[id].cache.begin(),
+                                                            nodes_[id].cache.end());
+    std::sort(entries.begin(), entries.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [key, entry] : entries) {
       const std::size_t index = limit_of(key);
       commands.push_back(command("EVAL", kSyncScript, "1", key, std::to_string(entry.delta),
                                  std::to_string(env_.limits[index].window_us / kUsPerS)));

@@ -142,7 +142,7 @@ function render() {
     <td class="figure">${s.overshoot.toFixed(2)}x</td><td class="figure">${s.excess}</td>
     <td class="figure">${s.false_denials}</td><td class="figure">${s.errors}</td>
     <td class="figure">${Number(s.redis_commands_per_request).toFixed(2)}</td>
-    <td class="figure">${(s.latency_us.p99 / 1000).toFixed(2)} ms</td></tr>`).join('');
+    <td class="figure">${(s.latency_us.p99 / 1000).toFixed(2)}</td></tr>`).join('');
   $('digests').innerHTML = Object.entries(result.digests || {})
     .map(([label, hex]) => `<div>${escapeHtml(label)}: ${escapeHtml(hex)}</div>`).join('');
   $('engine-charts').innerHTML = (result.charts || [])
