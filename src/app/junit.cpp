@@ -40,7 +40,7 @@ std::size_t utf8_length(const std::string& text, std::size_t i) {
 
 // Text for an attribute value or element content: the five XML specials escaped, characters
 // that XML 1.0 forbids (control characters but tab and newline, invalid UTF-8) as U+FFFD.
-std::string xml_escape(const std::string& text, bool attribute = true) {
+std::string junit_escape(const std::string& text, bool attribute = true) {
   std::string out;
   for (std::size_t i = 0; i < text.size();) {
     const char c = text[i];
@@ -80,7 +80,8 @@ std::string xml_escape(const std::string& text, bool attribute = true) {
 }
 
 std::string property(const std::string& name, const std::string& value) {
-  return fmt::format("<property name=\"{}\" value=\"{}\"/>", xml_escape(name), xml_escape(value));
+  return fmt::format("<property name=\"{}\" value=\"{}\"/>", junit_escape(name),
+                     junit_escape(value));
 }
 
 }  // namespace
@@ -96,7 +97,7 @@ std::string junit_xml(const std::vector<CheckSuite>& suites) {
     const CheckCounts counts = count_cases(suite.cases);
     out += fmt::format(
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" errors=\"0\">\n",
-        xml_escape(suite.scenario), suite.cases.size(), counts.failed, counts.skipped);
+        junit_escape(suite.scenario), suite.cases.size(), counts.failed, counts.skipped);
     std::string seeds;
     // Appended piecewise: `"" + std::to_string(...)` trips GCC 12's -Wrestrict false positive.
     for (const auto seed : suite.seeds) {
@@ -107,18 +108,19 @@ std::string junit_xml(const std::vector<CheckSuite>& suites) {
            "</properties>\n";
     for (const auto& c : suite.cases) {
       out +=
-          fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n", xml_escape(suite.scenario),
-                      xml_escape(fmt::format("{} (seed {})", c.name, c.seed)));
+          fmt::format("    <testcase classname=\"{}\" name=\"{}\">\n", junit_escape(suite.scenario),
+                      junit_escape(fmt::format("{} (seed {})", c.name, c.seed)));
       out += "      <properties>" + property("seed", std::to_string(c.seed)) +
              property("kind", c.kind) + "</properties>\n";
       if (c.status == CheckCase::Status::kSkipped) {
-        out += fmt::format("      <skipped message=\"{}\"/>\n", xml_escape(c.message));
+        out += fmt::format("      <skipped message=\"{}\"/>\n", junit_escape(c.message));
       } else if (c.status == CheckCase::Status::kFailed) {
         std::string body = c.message + "\n";
         for (const auto& line : c.details) body += line + "\n";
         body += "reproduce: " + c.reproduce + "\n";
-        out += fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
-                           xml_escape(c.kind), xml_escape(c.message), xml_escape(body, false));
+        out +=
+            fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
+                        junit_escape(c.kind), junit_escape(c.message), junit_escape(body, false));
       }
       out += "    </testcase>\n";
     }
