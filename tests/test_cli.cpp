@@ -508,6 +508,37 @@ TEST_CASE("an unwritable report location exits 3") {
   CHECK(read_file(ws.dir / "plainfile") == "x");
 }
 
+TEST_CASE("an output file may not be an input or another output: exit 2 naming both") {
+  const Workspace ws;
+  write_file(ws.dir / "fast.json", kFastScenario);
+  const std::string scenario_text = kFastScenario;
+  const struct {
+    const char* command;
+    const char* message;
+  } cases[] = {
+      {"run fast.json --trace fast.json", "--trace fast.json is the scenario fast.json"},
+      {"run fast.json --metrics-out ./fast.json", "--metrics-out ./fast.json is the scenario"},
+      {"run fast.json --trace t.jsonl --metrics-out t.jsonl",
+       "--trace t.jsonl and --metrics-out t.jsonl are one file"},
+      {"check fast.json --junit fast.json", "--junit fast.json is the scenario fast.json"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.command);
+    const auto outcome = ws.rlsim(c.command);
+    CHECK(outcome.status == 2);
+    CHECK_THAT(outcome.err, Contains(c.message));
+    CHECK(read_file(ws.dir / "fast.json") == scenario_text);
+  }
+  CHECK_FALSE(fs::exists(ws.dir / "t.jsonl"));
+  for (const char* empty : {"run fast.json --trace ''", "run fast.json --metrics-out ''",
+                            "check fast.json --junit ''"}) {
+    INFO(empty);
+    const auto outcome = ws.rlsim(empty);
+    CHECK(outcome.status == 2);
+    CHECK_THAT(outcome.err, Contains("expected a file name, got an empty one"));
+  }
+}
+
 TEST_CASE("run --metrics-out writes the same OpenMetrics file twice, --metrics-epoch moves it") {
   const Workspace ws;
   const fs::path plain = ws.dir / "plain", a = ws.dir / "a", b = ws.dir / "b";
@@ -969,6 +1000,22 @@ TEST_CASE("check --baseline passes against its own report and names each changed
         "rlsim: other.json: no scenario named \"other\" among the scenarios checked\n");
 }
 
+TEST_CASE("check --baseline reads its file with the guards of scenario files") {
+  const Workspace ws;
+  write_file(ws.dir / "good.json", kFastScenario);
+  REQUIRE(shell_in(ws.dir.path(), "mkfifo pipe.json").status == 0);
+  const auto pipe = ws.rlsim("check good.json --baseline pipe.json");
+  CHECK(pipe.status == 2);
+  CHECK_THAT(pipe.err, Contains("--baseline: pipe.json: cannot read the file: a named pipe"));
+  write_file(ws.dir / "deep.json", std::string(1 << 20, '['));
+  const auto deep = ws.rlsim("check good.json --baseline deep.json");
+  CHECK(deep.status == 2);
+  CHECK_THAT(deep.err, Contains("--baseline: deep.json: nested more than 64 deep"));
+  const auto zero = ws.rlsim("check good.json --baseline /dev/zero");
+  CHECK(zero.status == 2);
+  CHECK_THAT(zero.err, Contains("a device, not a regular file"));
+}
+
 TEST_CASE("bench reports figures next to the bare loop, custom_lua included; bad names exit 2") {
   const Workspace ws;
   const auto bench = ws.rlsim("bench --requests 2000 --strategy in_memory");
@@ -1126,7 +1173,6 @@ TEST_CASE("a named pipe, a device or a directory is refused at once, as scenario
   } scripts[] = {
       {"pipe.lua", "a named pipe (FIFO), not a regular file"},
       {"dir.lua", "a directory, not a regular file"},
-      {"/dev/zero", "a device, not a regular file"},
       {"missing.lua", "no such file"},
   };
   for (const auto& c : scripts) {
@@ -1140,6 +1186,42 @@ TEST_CASE("a named pipe, a device or a directory is refused at once, as scenario
     CHECK(outcome.err == "rlsim: script.json: strategies[0].script: cannot read script file " +
                              path + ": " + c.message + "\n");
   }
+}
+
+TEST_CASE("a scenario alone never makes rlsim connect: redis.url needs --real-redis or --redis") {
+  const Workspace ws;
+  json j = json::parse(kFastScenario);
+  j["redis"]["url"] = "redis://user:secret@127.0.0.1:1";
+  write_file(ws.dir / "remote.json", j.dump());
+  for (const char* command : {"run remote.json", "check remote.json", "run remote.json --json"}) {
+    INFO(command);
+    const auto refused = ws.rlsim(command);
+    CHECK(refused.status == 2);
+    CHECK_THAT(refused.err, Contains("remote.json: the scenario names a real Redis (redis.url "
+                                     "redis://127.0.0.1:1); rlsim connects to a server only when "
+                                     "the command line says so: add --real-redis"));
+    CHECK(refused.err.find("secret") == std::string::npos);
+  }
+  // Opted in on the command line: rlsim tries the server (nothing listens on port 1).
+  CHECK(ws.rlsim("run remote.json --real-redis").status == 5);
+  j["redis"].erase("url");
+  j["redis"]["cluster_url"] = "127.0.0.1:1";
+  write_file(ws.dir / "cluster.json", j.dump());
+  CHECK_THAT(ws.rlsim("run cluster.json").err,
+             Contains("names a real Redis Cluster (redis.cluster_url 127.0.0.1:1)"));
+}
+
+TEST_CASE("a message quoting a huge value is cut in the middle, control characters escaped") {
+  const Workspace ws;
+  json j = json::parse(kFastScenario);
+  j["limits"][0]["key"] = std::string(100000, 'k') + "\x1b[2J";
+  write_file(ws.dir / "long.json", j.dump());
+  const auto outcome = ws.rlsim("validate long.json");
+  CHECK(outcome.status == 2);
+  CHECK(outcome.err.size() < 1200);
+  CHECK_THAT(outcome.err, Contains("characters cut]..."));
+  CHECK(outcome.err.find('\x1b') == std::string::npos);
+  CHECK_THAT(outcome.err, StartsWith("rlsim: long.json: limits[0].key: "));
 }
 
 TEST_CASE("a script must be a .lua file of at most 1 MiB: /etc/shadow is not read") {

@@ -77,6 +77,8 @@ TEST_CASE("script wrap: any other use of redis, or a script that does not compil
            "local call = redis.call\ncall('PEXPIRE', KEYS[1], 10)",  // an alias
            "local r = redis\nr.call('PEXPIRE', KEYS[1], 10)",        // redis as a value
            "local c = 'PEXPIRE'\nredis.call(c, KEYS[1], 10)",        // a computed name
+           "local c = 'PEX' .. 'PIRE'\nredis.call(c, KEYS[1], 10)",  // a name built at run time
+           "return redis.call(ARGV[1], KEYS[1])",                    // a name from ARGV
            "redis.call('EXPIRE', KEYS[1], 10)\nredis.pcall = nil",   // an assignment
            "local redis = {}\nreturn redis.call('TTL', KEYS[1])",    // a local named redis
            "if x redis.call('EXPIRE', KEYS[1], 10) end",             // does not compile

@@ -167,6 +167,33 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("custom_lua: a script is a regular Lua file in the scenario's folder, checked first") {
+  ScriptDir dir("return 1");
+  const std::filesystem::path folder = dir.path();
+  const std::string outside = " is outside the scenario's folder ";
+  // Above the folder, by a relative path or an absolute one: refused, the file is never read.
+  std::filesystem::create_directories(folder / "sub");
+  CHECK(check(R"({"script": "../s.lua", "keys": []})", (folder / "sub").string()).find(outside) !=
+        std::string::npos);
+  CHECK(check(R"({"script": "/etc/passwd.lua", "keys": []})", dir.path()).find(outside) !=
+        std::string::npos);
+  // A symbolic link, even to a script beside it: refused (it could be re-pointed anywhere).
+  std::filesystem::create_symlink("s.lua", folder / "link.lua");
+  CHECK(check(R"({"script": "link.lua", "keys": []})", dir.path()) ==
+        "script: script file " + dir.path() +
+            "/link.lua is a symbolic link (a script must be a regular file in the scenario's "
+            "folder: copy it there)");
+  // A folder below is fine; so is the file itself by an absolute path.
+  std::filesystem::copy_file(folder / "s.lua", folder / "sub" / "t.lua");
+  CHECK(check(R"({"script": "sub/t.lua", "keys": []})", dir.path()) == "");
+  CHECK(check(fmt::format(R"({{"script": "{}/s.lua", "keys": []}})", dir.path()), dir.path()) ==
+        "");
+  // Not Lua at all (a public key file named .lua): refused before any server could see it.
+  std::ofstream(folder / "key.lua") << "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB user@host\n";
+  CHECK(check(R"({"script": "key.lua", "keys": []})", dir.path())
+            .find("script: script file " + dir.path() + "/key.lua is not valid Lua: ") == 0);
+}
+
 TEST_CASE("custom_lua: an error reply is a Redis error, on_error decides") {
   ScriptDir dir("return redis.error_reply('LIMITER down')");
   for (const char* on_error : {"allow", "deny"}) {
@@ -183,10 +210,17 @@ TEST_CASE("custom_lua: an error reply is a Redis error, on_error decides") {
   }
 }
 
-TEST_CASE("custom_lua: a compile error or an endless loop stops the run, naming the file") {
-  for (const char* script : {"return +", "while true do end"}) {
-    INFO(script);
-    ScriptDir dir(script);
+TEST_CASE("custom_lua: a compile error is refused before the run, naming the file") {
+  ScriptDir dir("return +");
+  CHECK(check(R"({"script": "s.lua", "keys": []})", dir.path()) ==
+        "script: script file " + dir.path() +
+            "/s.lua is not valid Lua: ERR Error compiling script (new function): user_script:1: "
+            "unexpected symbol near '+'");
+}
+
+TEST_CASE("custom_lua: an endless loop stops the run, naming the file") {
+  {
+    ScriptDir dir("while true do end");
     StrategyHarness h(kLimit3PerSecond, R"({"name": "custom_lua", "script": "s.lua", "keys": []})",
                       {0}, 1000, 50'000, dir.path());
     h.request(0);
@@ -212,7 +246,8 @@ TEST_CASE("custom_lua: parameters are checked before the run, with the JSON path
         "script: cannot read script file " + kScenarios +
             "/scripts: a directory, not a regular file");
   CHECK(check(R"({"script": "/dev/zero", "keys": []})") ==
-        "script: cannot read script file /dev/zero: a device, not a regular file");
+        "script: script file /dev/zero is outside the scenario's folder " + kScenarios +
+            " (a script is read only from the scenario's folder or below it: copy it there)");
   CHECK(check(R"({"script": "overshoot-10x.json", "keys": []})") ==
         "script: script file " + kScenarios +
             "/overshoot-10x.json is not a .lua file (its name must end in .lua)");

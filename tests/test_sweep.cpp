@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 
 #include "app/seeds.h"
 #include "app/sweep.h"
@@ -244,10 +245,56 @@ TEST_CASE("rlsim merge refuses missing, repeated and foreign shards with exit 2"
   CHECK(dir.rlsim("merge s.json") == 2);
   CHECK_THAT(dir.err(), Contains("is not a shard file"));
   CHECK(dir.rlsim("merge nowhere.json") == 2);
-  CHECK_THAT(dir.err(), Contains("cannot read nowhere.json"));
+  CHECK_THAT(dir.err(), Contains("merge: nowhere.json: cannot read the file: no such file"));
   for (const char* bad : {"0/3", "4/3", "3", "a/b", "1/0", "-1/3", "1/10001"}) {
     INFO(bad);
     CHECK(dir.rlsim(std::string(kShardSweep) + " --shard " + bad) == 2);
     CHECK_THAT(dir.err(), Contains("--shard"));
   }
+}
+
+TEST_CASE("rlsim merge reads shards with the guards of scenario files and checks every field") {
+  CliDir dir("shard-guards", kScenario);
+  for (const char* k : {"1", "2"})
+    REQUIRE(dir.rlsim(std::string(kShardSweep) + " --out parts --shard " + k + "/2") == 0);
+  const ordered_json good =
+      ordered_json::parse(read_text_file(dir.path / "parts" / "sweep-shard-1-of-2.json"));
+  // Not a regular file: a named pipe is refused at once instead of waiting for a writer.
+  REQUIRE(dir.shell("mkfifo pipe.json") == 0);
+  CHECK(dir.rlsim("merge pipe.json parts/sweep-shard-2-of-2.json") == 2);
+  CHECK_THAT(dir.err(), Contains("merge: pipe.json: cannot read the file: a named pipe (FIFO)"));
+  // 1 MiB of '[': refused at depth 65 instead of building a million nested arrays.
+  std::ofstream(dir.path / "deep.json") << std::string(1 << 20, '[');
+  CHECK(dir.rlsim("merge deep.json") == 2);
+  CHECK_THAT(dir.err(), Contains("merge: deep.json: nested more than 64 deep"));
+  // Fields out of range name the field (exit 2), never an abort, a bad_alloc or a huge number.
+  const struct {
+    const char* field;
+    ordered_json value;
+    const char* message;
+  } cases[] = {
+      {"shards", 0, "shards: expected a whole number from 1 to 10000"},
+      {"shards", 1e12, "shards: expected a whole number from 1 to 10000"},
+      {"runs", -3, "runs: expected a whole number from 1 to 100000"},
+      {"shard", 3, "shard: expected a whole number from 1 to 2"},
+      {"scenario", "..", "scenario: expected a scenario name"},
+      {"reproduce", "rlsim \x1b[2J", "reproduce: expected a command line without control"},
+      {"labels", ordered_json::array({ordered_json::array({"a\nb"})}), "labels: expected arrays"},
+      {"outcomes", ordered_json::array({{{"job", -3}, {"state", "complete"}, {"report", 0}}}),
+       "outcomes: expected objects with a job from 0 to"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.field);
+    ordered_json bad = good;
+    bad[c.field] = c.value;
+    std::ofstream(dir.path / "bad.json") << bad.dump();
+    CHECK(dir.rlsim("merge bad.json parts/sweep-shard-2-of-2.json") == 2);
+    CHECK_THAT(dir.err(), Contains(std::string("merge: bad.json: ") + c.message));
+  }
+  // The same run twice in one shard is named as such.
+  ordered_json twice = good;
+  twice["outcomes"].push_back(twice["outcomes"][0]);
+  std::ofstream(dir.path / "twice.json") << twice.dump();
+  CHECK(dir.rlsim("merge twice.json parts/sweep-shard-2-of-2.json") == 2);
+  CHECK_THAT(dir.err(), Contains("twice.json: run 0 is given twice"));
 }

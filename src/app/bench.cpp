@@ -136,8 +136,14 @@ BenchFigures measure_in_child(const BenchOptions& options, const std::string& na
     return figures;
   }
   const std::string script_path = name == "custom_lua" ? write_bench_script() : "";
-  const Scenario scenario =
-      parse_scenario(bench_scenario(options.requests, name, options.scale, script_path), "<bench>");
+  // custom_lua reads its script from the scenario's folder only: the scenario "lives" beside it.
+  const std::string scenario_file =
+      script_path.empty()
+          ? "<bench>"
+          : (std::filesystem::path(script_path).parent_path() / "bench.json").string();
+  Scenario scenario = parse_scenario(
+      bench_scenario(options.requests, name, options.scale, script_path), scenario_file);
+  if (!script_path.empty()) scenario.file = scenario_file;
   const auto strategies = resolve_strategies(scenario, "<bench>");
   const auto started = std::chrono::steady_clock::now();
   const StrategyResult result = run_strategy(scenario, strategies.front(), scenario.seed);

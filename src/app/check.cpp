@@ -12,6 +12,8 @@
 #include "app/baseline.h"
 #include "app/exit_codes.h"
 #include "app/interrupt.h"
+#include "app/json_file.h"
+#include "app/output_paths.h"
 #include "app/scenario_settings.h"
 #include "core/terminal_text.h"
 #include "engine/commands.h"
@@ -38,18 +40,13 @@ struct Baseline {
   bool used = false;
 };
 
+// A report.json of a run: a few MiB for the largest bundled scenario.
+constexpr std::size_t kMaxBaselineBytes = std::size_t{64} << 20;
+
 Baseline load_baseline(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScenarioError(fmt::format("{}: cannot read the baseline report", path));
-  std::ostringstream text;
-  text << in.rdbuf();
   Baseline baseline;
   baseline.file = path;
-  try {
-    baseline.report = ordered_json::parse(text.str());
-  } catch (const ordered_json::parse_error& error) {
-    throw ScenarioError(fmt::format("{}: not a JSON report ({})", path, error.what()));
-  }
+  baseline.report = read_json_file(path, kMaxBaselineBytes, "--baseline");
   const ordered_json& r = baseline.report;
   if (!r.is_object() || !r.contains("scenario") || !r["scenario"].is_string() ||
       !r.contains("seed") || !r["seed"].is_number_unsigned() || !r.contains("strategies") ||
@@ -329,6 +326,10 @@ ordered_json check_json(const std::vector<CheckSuite>& suites) {
 }
 
 int command_check(const CheckOptions& options) {
+  std::vector<NamedPath> inputs;
+  for (const auto& path : options.scenario_paths) inputs.push_back({"the scenario", path});
+  for (const auto& path : options.baseline_paths) inputs.push_back({"the baseline", path});
+  check_output_paths(inputs, {{"--junit", options.junit_path}});
   const std::vector<CheckSuite> suites = run_checks(options);
   if (!options.junit_path.empty()) {
     std::ofstream out(options.junit_path, std::ios::binary | std::ios::trunc);

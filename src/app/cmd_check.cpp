@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "app/check.h"
+#include "app/output_paths.h"
 #include "app/subcommand.h"
 
 namespace rlsim {
@@ -22,7 +23,8 @@ Subcommand check_subcommand() {
                          "First seed (default: each scenario's seed)",
                          "Check seeds SEED, SEED+1, ..., SEED+N-1 (default 1)");
         cli.add_flag("--json", options->json, "Print only a JSON result on stdout");
-        cli.add_option("--junit", options->junit_path, "Also write JUnit XML to this file");
+        cli.add_option("--junit", options->junit_path, "Also write JUnit XML to this file")
+            ->check(CLI::Validator(non_empty_file_name, "FILE"));
         cli.add_flag("--check-determinism", options->check_determinism,
                      "Run every strategy twice; a difference in decisions or report fails");
         cli.add_option("--baseline", options->baseline_paths,

@@ -19,6 +19,7 @@
 #include "app/exit_codes.h"
 #include "app/interrupt.h"
 #include "app/live.h"
+#include "app/output_paths.h"
 #include "app/parallel.h"
 #include "app/report_files.h"
 #include "app/scenario_settings.h"
@@ -51,6 +52,7 @@ struct RunOptions {
   bool live = false;          // --live: paced to wall time, with a dashboard (app/live.h)
   double speed = 1.0;         // --speed: virtual seconds per wall-clock second
   std::string redis_url;      // --redis: a real Redis instead of the embedded one
+  bool real_redis = false;    // --real-redis: the scenario's redis.url or cluster_url may be used
   std::string redis_cluster;  // --redis-cluster: a real Redis Cluster
   bool keep_keys = false;
   std::string metrics_out;  // --metrics-out: the series as OpenMetrics text (report/openmetrics.h)
@@ -97,6 +99,8 @@ Scenario load_run_scenario(const RunOptions& options) {
   if (!options.redis_url.empty() || !options.redis_cluster.empty())
     scenario.redis.cluster_url = options.redis_cluster;
   scenario.redis.keep_keys = options.keep_keys;
+  allow_scenario_redis(options.real_redis || !options.redis_url.empty() ||
+                       !options.redis_cluster.empty());
   return scenario;
 }
 
@@ -157,6 +161,7 @@ std::string reproduce_command(const RunOptions& options, const Scenario& scenari
   reproduce += settings_options(scenario);
   for (const auto& label : options.labels) reproduce += " --strategy " + shell_quote(label);
   reproduce += fmt::format(" --seed {}", seed);
+  if (options.real_redis) reproduce += " --real-redis";
   if (!options.redis_url.empty())
     reproduce += " --redis " + shell_quote(redis_url_display(options.redis_url));
   if (!options.redis_cluster.empty())
@@ -212,15 +217,26 @@ std::optional<std::string> write_metrics_file(const RunOptions& options, const R
 
 // --metrics-out FILE [--metrics-epoch UNIX_S] (docs/metrics.md, "OpenMetrics export").
 void add_metrics_options(CLI::App& cli, RunOptions& options) {
-  CLI::Option* out = cli.add_option(
-      "--metrics-out", options.metrics_out,
-      "Also write the run's series as OpenMetrics text with timestamps to FILE (for promtool tsdb "
-      "create-blocks-from openmetrics)");
+  CLI::Option* out = cli.add_option("--metrics-out", options.metrics_out,
+                                    "Also write the run's series as OpenMetrics text with "
+                                    "timestamps to FILE (for promtool tsdb "
+                                    "create-blocks-from openmetrics)")
+                         ->check(CLI::Validator(non_empty_file_name, "FILE"));
   cli.add_option("--metrics-epoch", options.metrics_epoch_unix_s,
                  "With --metrics-out: the Unix time (seconds) virtual time 0 is written at "
                  "(default 1750032000, 2025-06-16T00:00:00Z)")
       ->check(CLI::Range(std::int64_t{0}, kMaxMetricsEpochUnixS))
       ->needs(out);
+}
+
+// The files a run reads: the scenario and the request logs it replays (relative to its folder).
+std::vector<NamedPath> run_inputs(const RunOptions& options, const Scenario& scenario) {
+  std::vector<NamedPath> inputs{{"the scenario", options.scenario_path}};
+  const std::filesystem::path folder = std::filesystem::path(options.scenario_path).parent_path();
+  for (const TrafficGroup& group : scenario.traffic)
+    if (group.replay)
+      inputs.push_back({"the replayed log", (folder / group.replay->file).string()});
+  return inputs;
 }
 
 int command_run(const RunOptions& options) {
@@ -229,6 +245,8 @@ int command_run(const RunOptions& options) {
     return exit_code::kOutputError;
   }
   const Scenario scenario = load_run_scenario(options);
+  check_output_paths(run_inputs(options, scenario),
+                     {{"--trace", options.trace.path}, {"--metrics-out", options.metrics_out}});
   const std::vector<ResolvedStrategy> strategies = select_strategies(
       resolve_strategies(scenario, options.scenario_path), options.labels, options.scenario_path);
   RunResult result;
@@ -278,9 +296,11 @@ int command_run(const RunOptions& options) {
 
 // --trace and its companions (docs/cli.md#decision-trace---trace-file).
 void add_trace_options(CLI::App& cli, RunOptions& options) {
-  CLI::Option* trace = cli.add_option(
-      "--trace", options.trace.path,
-      "Write every decision (or a sample) as JSON Lines to this file (docs/metrics.md)");
+  CLI::Option* trace =
+      cli.add_option(
+             "--trace", options.trace.path,
+             "Write every decision (or a sample) as JSON Lines to this file (docs/metrics.md)")
+          ->check(CLI::Validator(non_empty_file_name, "FILE"));
   cli.add_option("--trace-sample", options.trace.sample_every,
                  "With --trace: write 1 in N decisions, chosen by the seed and the request id, and "
                  "every error, fallback and false denial (default 1: all)")
@@ -317,6 +337,10 @@ CommandRun add_run_options(CLI::App& cli) {
                  "Run against a real Redis Cluster: host:port[,host:port...] (any reachable "
                  "nodes; the slot map comes from CLUSTER SLOTS)")
       ->excludes(redis);
+  cli.add_flag("--real-redis", options->real_redis,
+               "Connect to the real Redis (or Cluster) the scenario file names in redis.url or "
+               "redis.cluster_url: without this flag, or --redis, a scenario never makes rlsim "
+               "connect anywhere");
   cli.add_flag("--keep-keys", options->keep_keys,
                "With --redis or --redis-cluster: leave the run's keys on the server instead of "
                "deleting them");

@@ -11,6 +11,7 @@
 #include "app/exit_codes.h"
 #include "app/interrupt.h"
 #include "app/subcommand.h"
+#include "core/terminal_text.h"
 #include "real/backend.h"
 #include "scenario/load.h"
 
@@ -37,16 +38,16 @@ int main(int argc, char** argv) {
     for (const auto& [cli, run] : line.commands)
       if (*cli) return run();
   } catch (const ScenarioError& e) {
-    std::cerr << "rlsim: " << e.what() << "\n";
+    std::cerr << "rlsim: " << clip_message(e.what()) << "\n";
     return exit_code::kBadInput;
   } catch (const Interrupted& e) {
-    std::cerr << "rlsim: " << e.what() << "\n";
+    std::cerr << "rlsim: " << clip_message(e.what()) << "\n";
     return exit_code::kInterrupted;
   } catch (const RunError& e) {
-    std::cerr << "rlsim: " << e.what() << "\n";
+    std::cerr << "rlsim: " << clip_message(e.what()) << "\n";
     return exit_code_of(e);
   } catch (const std::exception& e) {
-    std::cerr << "rlsim: internal error: " << e.what() << "\n";
+    std::cerr << "rlsim: internal error: " << clip_message(e.what()) << "\n";
     return exit_code::kInternal;
   }
   return exit_code::kInternal;

@@ -10,15 +10,18 @@
 #include <sstream>
 
 #include "app/exit_codes.h"
+#include "app/json_file.h"
 #include "app/parallel.h"
 #include "app/report_files.h"
 #include "app/scenario_settings.h"
 #include "app/seeds.h"
 #include "core/sha1.h"
+#include "core/terminal_text.h"
 #include "engine/commands.h"
 #include "engine/expect.h"
 #include "report/svg_chart.h"
 #include "scenario/load_replay.h"
+#include "scenario/reader.h"
 
 namespace rlsim {
 
@@ -553,17 +556,68 @@ std::vector<std::filesystem::path> shard_files(const std::vector<std::string>& i
   return files;
 }
 
+// Checks every field merge reads from a shard, with its range, so that a damaged or hand-made
+// shard is refused with the field's name (exit 2) instead of crashing or allocating without
+// bound; text that reaches the terminal, file names, SVG and HTML holds no control character.
+void check_shard_fields(const ordered_json& shard, const std::string& file) {
+  const auto fail = [&](const std::string& field, const std::string& expected) {
+    throw ScenarioError(fmt::format("merge: {}: {}: expected {}", file, field, expected));
+  };
+  const auto count = [&](const char* field, std::uint64_t low, std::uint64_t high) {
+    const ordered_json& value = shard.contains(field) ? shard[field] : ordered_json();
+    if (!value.is_number_unsigned() || value.get<std::uint64_t>() < low ||
+        value.get<std::uint64_t>() > high)
+      fail(field, fmt::format("a whole number from {} to {}", low, high));
+    return value.get<std::uint64_t>();
+  };
+  const auto plain_text = [](const ordered_json& value) {
+    if (!value.is_string()) return false;
+    const auto& text = value.get_ref<const std::string&>();
+    return text.size() <= 4096 && escape_controls(text) == text;
+  };
+  const auto runs = count("runs", 1, kMaxSweepRuns);
+  const auto shards = count("shards", 1, kMaxSweepShards);
+  count("shard", 1, shards);
+  if (!shard.contains("scenario") || !shard["scenario"].is_string() ||
+      !valid_name(shard["scenario"].get_ref<const std::string&>()))
+    fail("scenario", std::string("a scenario name: ") + kNameRule);
+  for (const char* field : {"parameters", "metrics", "seeds", "labels", "outcomes"})
+    if (!shard.contains(field) || !shard[field].is_array()) fail(field, "an array");
+  if (!shard.contains("reproduce") || !plain_text(shard["reproduce"]))
+    fail("reproduce", "a command line without control characters");
+  for (const ordered_json& p : shard["parameters"])
+    if (!p.is_object() || !p.contains("path") || !plain_text(p["path"]) || !p.contains("values") ||
+        !p["values"].is_array())
+      fail("parameters", "objects with a path (no control characters) and values");
+  for (const ordered_json& metric : shard["metrics"])
+    if (!plain_text(metric)) fail("metrics", "metric paths without control characters");
+  for (const ordered_json& seed : shard["seeds"])
+    if (!seed.is_number_unsigned()) fail("seeds", "whole numbers");
+  for (const ordered_json& labels : shard["labels"])
+    for (const ordered_json& label : labels.is_array() ? labels : ordered_json::array({0}))
+      if (!label.is_string() || !valid_name(label.get_ref<const std::string&>()))
+        fail("labels", std::string("arrays of strategy labels: ") + kNameRule);
+  for (const ordered_json& outcome : shard["outcomes"])
+    if (!outcome.is_object() || !outcome.contains("job") || !outcome["job"].is_number_unsigned() ||
+        outcome["job"].get<std::uint64_t>() >= runs || !outcome.contains("state") ||
+        !outcome.contains("report"))
+      fail("outcomes",
+           fmt::format("objects with a job from 0 to {}, a state and a report", runs - 1));
+}
+
+// A shard holds one report per run it made: 256 MiB is thousands of runs of the largest scenario.
+constexpr std::size_t kMaxShardBytes = std::size_t{256} << 20;
+
 ordered_json read_shard(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ScenarioError(fmt::format("merge: cannot read {}", file.string()));
-  ordered_json shard = ordered_json::parse(in, nullptr, false);
-  if (shard.is_discarded() || !shard.is_object() || !shard.contains("rlsim_sweep_shard"))
+  ordered_json shard = read_json_file(file.string(), kMaxShardBytes, "merge");
+  if (!shard.is_object() || !shard.contains("rlsim_sweep_shard"))
     throw ScenarioError(
         fmt::format("merge: {} is not a shard file of `rlsim sweep --shard`", file.string()));
   if (shard["rlsim_sweep_shard"] != kShardFormat)
     throw ScenarioError(fmt::format("merge: {} has shard format {}, this rlsim reads {}",
                                     file.string(), shard["rlsim_sweep_shard"].dump(),
                                     kShardFormat));
+  check_shard_fields(shard, file.string());
   return shard;
 }
 
@@ -582,9 +636,11 @@ void place_outcomes(const ordered_json& shard, const std::filesystem::path& file
   const auto count = shard["shards"].get<std::uint64_t>();
   for (const ordered_json& result : shard["outcomes"]) {
     const auto job = result["job"].get<std::uint64_t>();
-    if (job >= outcomes.size() || job % count != index - 1 || placed[job])
+    if (job >= outcomes.size() || job % count != index - 1)
       throw ScenarioError(fmt::format("merge: {}: run {} does not belong to shard {}/{}",
                                       file.string(), job, index, count));
+    if (placed[job])
+      throw ScenarioError(fmt::format("merge: {}: run {} is given twice", file.string(), job));
     outcomes[job].state = state_of(result["state"], file);
     outcomes[job].report = result["report"];
     placed[job] = true;

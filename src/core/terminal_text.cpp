@@ -23,6 +23,45 @@ std::string escape_controls(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// The byte offset of the code point `columns` columns into `text` (its size if shorter).
+std::size_t offset_of_column(std::string_view text, std::size_t columns) {
+  std::size_t seen = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;
+    if (seen++ == columns) return i;
+  }
+  return text.size();
+}
+
+// One line of a message, escaped and cut in the middle when longer than `max_columns`.
+std::string clip_line(std::string_view line, std::size_t max_columns) {
+  std::string escaped = escape_controls(line);
+  const std::size_t columns = text_columns(escaped);
+  if (columns <= max_columns) return escaped;
+  const std::size_t keep_head = max_columns * 3 / 5;
+  const std::size_t keep_tail = max_columns - keep_head;
+  const std::size_t head_end = offset_of_column(escaped, keep_head);
+  const std::size_t tail_start = offset_of_column(escaped, columns - keep_tail);
+  return fmt::format("{}...[{} characters cut]...{}", escaped.substr(0, head_end),
+                     columns - keep_head - keep_tail, escaped.substr(tail_start));
+}
+
+}  // namespace
+
+std::string clip_message(std::string_view text, std::size_t max_columns) {
+  std::string out;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t newline = text.find('\n', from);
+    out += clip_line(text.substr(from, newline - from), max_columns);
+    if (newline == std::string_view::npos) return out;
+    out += '\n';
+    from = newline + 1;
+  }
+}
+
 std::size_t text_columns(std::string_view text) {
   std::size_t columns = 0;
   for (const char c : text) columns += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;

@@ -14,6 +14,12 @@ namespace rlsim {
 // unchanged. Every string a command prints from a scenario goes through this.
 std::string escape_controls(std::string_view text);
 
+// An error message as the command line prints it: control characters escaped as escape_controls
+// does, except the newlines between its lines, and every line longer than `max_columns` cut in
+// the middle ("...[N characters cut]..."), so a 16 MiB value quoted in a message cannot flood the
+// terminal while the message's start (the file, the field) and end (what is allowed) stay.
+std::string clip_message(std::string_view text, std::size_t max_columns = 1000);
+
 // How many columns `text` takes: its UTF-8 code points (every byte but a continuation byte).
 std::size_t text_columns(std::string_view text);
 

@@ -1,5 +1,7 @@
 #include "real/backend.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cstdlib>
 #include <string_view>
@@ -24,11 +26,29 @@ int io_timeout_ms() {
   }
   return ms;
 }
+
+bool scenario_redis_allowed = false;  // allow_scenario_redis; set once by the command line
+
+// The refusal of a scenario that names a server the command line did not allow.
+RunError not_allowed(const Scenario& scenario) {
+  const bool cluster = !scenario.redis.cluster_url.empty();
+  return RunError(
+      fmt::format("{}: the scenario names a real Redis{} ({} {}); rlsim connects to a server only "
+                  "when the command line says so: add --real-redis to `rlsim run` to use it, or "
+                  "give --redis URL / --redis-cluster NODES",
+                  scenario.file.empty() ? "<scenario>" : scenario.file, cluster ? " Cluster" : "",
+                  cluster ? "redis.cluster_url" : "redis.url",
+                  cluster ? scenario.redis.cluster_url : redis_url_display(scenario.redis.url)),
+      RunErrorKind::kBadInput);
+}
 }  // namespace
+
+void allow_scenario_redis(bool allowed) { scenario_redis_allowed = allowed; }
 
 std::unique_ptr<DataStore> RealStoreSource::make_store(const Scenario& scenario) const {
   if (scenario.redis.url.empty() && scenario.redis.cluster_url.empty())
     return std::make_unique<MockStore>();
+  if (!scenario_redis_allowed) throw not_allowed(scenario);
   return make_real_store(scenario.redis);
 }
 

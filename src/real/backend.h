@@ -25,6 +25,12 @@ class RealStoreSource final : public StoreSource {
 // Installs a RealStoreSource for every run from now on (install_store_source).
 void install_real_backend();
 
+// Whether a run may connect to the Redis its scenario's redis.url or redis.cluster_url names.
+// Off by default: a scenario file alone (say, from a downloaded repository) never makes rlsim
+// connect anywhere; the command line turns it on (--redis, --redis-cluster, --real-redis). While
+// off, make_store throws RunError kBadInput for a scenario that names a server.
+void allow_scenario_redis(bool allowed);
+
 class RealStore;
 // The real store `redis` names (its url, or its cluster_url when set), for what needs the store
 // behind the socket itself (the conformance corpus). REQUIRES: one of them is set. Throws

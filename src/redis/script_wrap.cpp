@@ -318,6 +318,17 @@ std::string with_prelude(const std::string& text, const std::string& prelude) {
   return prelude + text;
 }
 
+// Whether every redis.call / redis.pcall of a compiling script names its command with a string
+// literal (and `redis` is used no other way): only then can reading its text tell that it calls
+// no clock command. A name built at run time ('PEX' .. 'PIRE') could be any command.
+bool calls_only_literal_commands(const std::string& text) {
+  const std::size_t body_at = text.starts_with("#!") ? text.find('\n') : 0;
+  if (body_at == std::string::npos) return true;
+  const std::string body = text.substr(body_at == 0 ? 0 : body_at + 1);
+  int clock_calls = 0;
+  return !compiles(body) || rewrite_calls(body, clock_calls).has_value();
+}
+
 }  // namespace
 
 bool script_needs_clock(const std::string& text) {
@@ -335,7 +346,8 @@ bool script_needs_clock(const std::string& text) {
 }
 
 WrappedScript wrap_script(const std::string& text) {
-  if (!script_needs_clock(text)) return {with_prelude(text, kSweepPrelude), ScriptWrap::kSweep};
+  if (!script_needs_clock(text) && calls_only_literal_commands(text))
+    return {with_prelude(text, kSweepPrelude), ScriptWrap::kSweep};
   // A shebang line is not Lua: Redis 7 reads it as flags. Rewrite what follows it only.
   const std::size_t body_at = text.starts_with("#!") ? text.find('\n') : 0;
   if (body_at != std::string::npos) {

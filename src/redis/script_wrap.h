@@ -34,7 +34,9 @@ struct WrappedScript {
 // function that maps the TTL and raises errors at the caller's line (error level 2); every other
 // redis.call stays Redis's own C function, so it costs what it costs without rlsim. Anything else
 // that mentions a clock command gets kShadowed, which is exact for any use of `redis` but costs a
-// coroutine and several closures per call.
+// coroutine and several closures per call. So does a script whose redis.call names a command any
+// other way than by a literal (`redis.call(ARGV[1], ...)`): it may name a clock command at run
+// time, which only the shadowed wrapper sees and maps.
 WrappedScript wrap_script(const std::string& text);
 
 // Whether a script may set or read a TTL or read TIME (command names are matched in its text; a

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 
 #include "core/check.h"
@@ -44,68 +45,105 @@ std::optional<double> bucket_value(const BucketSeries<Value>& series, TimeUs at_
   return static_cast<double>(series.values[index]);
 }
 
-// redis_utilization (mean over the window) or redis_queue (max over the window) of the busiest
-// node, for the window of steps [first, last].
-std::optional<double> redis_value(const AlertRule& rule, const AlertSeries& series,
-                                  const std::vector<const NodeResult*>& nodes, std::size_t first,
-                                  std::size_t last) {
-  std::optional<double> worst;
-  for (const NodeResult* node : nodes) {
-    std::optional<double> value;
-    double sum = 0;
-    std::size_t count = 0;
-    for (std::size_t i = first; i <= last; ++i) {
-      const TimeUs at_us = static_cast<TimeUs>(i + 1) * series.step_us - 1;
-      const auto v = rule.metric == AlertMetric::kRedisUtilization
-                         ? bucket_value(node->utilization_series, at_us)
-                         : bucket_value(node->queue_length_max_series, at_us);
-      if (!v) continue;
-      sum += *v;
+// How many evaluation steps a rule's window covers (at least one).
+std::size_t window_steps_of(const AlertRule& rule, const AlertSeries& series) {
+  return static_cast<std::size_t>(
+      std::max<DurationUs>(1, (rule.window_us + series.step_us - 1) / series.step_us));
+}
+
+// The first step of the window that ends at step `last`.
+std::size_t window_first(std::size_t last, std::size_t window_steps) {
+  return last + 1 >= window_steps ? last + 1 - window_steps : 0;
+}
+
+// One node's value per step for a Redis rule: the mean of redis_utilization or the max of
+// redis_queue over each step's window, in one pass (a running sum; a queue of candidate maxima).
+std::vector<std::optional<double>> node_values(const AlertRule& rule, const AlertSeries& series,
+                                               const NodeResult& node, std::size_t window_steps) {
+  const bool mean = rule.metric == AlertMetric::kRedisUtilization;
+  std::vector<std::optional<double>> raw, out;
+  for (std::size_t i = 0; i < series.steps.size(); ++i) {
+    const TimeUs at_us = static_cast<TimeUs>(i + 1) * series.step_us - 1;
+    raw.push_back(mean ? bucket_value(node.utilization_series, at_us)
+                       : bucket_value(node.queue_length_max_series, at_us));
+  }
+  double sum = 0;
+  std::size_t count = 0;
+  std::deque<std::size_t> maxima;  // steps in the window, their values decreasing
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    const std::size_t first = window_first(i, window_steps);
+    if (raw[i]) {
+      sum += *raw[i];
       ++count;
-      value = std::max(value.value_or(*v), *v);
+      while (!maxima.empty() && *raw[maxima.back()] <= *raw[i]) maxima.pop_back();
+      maxima.push_back(i);
     }
-    if (count == 0) continue;
-    if (rule.metric == AlertMetric::kRedisUtilization) value = sum / static_cast<double>(count);
-    worst = std::max(worst.value_or(*value), *value);
+    if (first > 0 && raw[first - 1]) {
+      sum -= *raw[first - 1];
+      --count;
+    }
+    while (!maxima.empty() && maxima.front() < first) maxima.pop_front();
+    if (count == 0) {
+      out.push_back(std::nullopt);
+      sum = 0;  // no drift carried over an empty window
+    } else {
+      out.push_back(mean ? sum / static_cast<double>(count) : *raw[maxima.front()]);
+    }
+  }
+  return out;
+}
+
+// redis_utilization (mean over the window) or redis_queue (max over the window) of the busiest
+// node, per step.
+std::vector<std::optional<double>> redis_values(const AlertRule& rule, const AlertSeries& series,
+                                                const std::vector<const NodeResult*>& nodes,
+                                                std::size_t window_steps) {
+  std::vector<std::optional<double>> worst(series.steps.size());
+  for (const NodeResult* node : nodes) {
+    const auto values = node_values(rule, series, *node, window_steps);
+    for (std::size_t i = 0; i < values.size(); ++i)
+      if (values[i]) worst[i] = std::max(worst[i].value_or(*values[i]), *values[i]);
   }
   return worst;
 }
 
-// near_limit_share over the window of steps [first, last]: no value without a decision whose count
-// the strategy reported.
-std::optional<double> near_limit_value(const AlertRule& rule, const AlertSeries& series,
-                                       std::size_t first, std::size_t last) {
+// near_limit_share per step's window: no value without a decision whose count the strategy
+// reported. Running sums over the window: O(1) per step.
+std::vector<std::optional<double>> near_limit_values(const AlertRule& rule,
+                                                     const AlertSeries& series,
+                                                     std::size_t window_steps) {
   const std::vector<double>& ratios = series.near_limit_ratios;
   const auto ratio = std::find(ratios.begin(), ratios.end(), rule.near_limit_ratio);
   RLSIM_CHECK(ratio != ratios.end());
   const auto r = static_cast<std::size_t>(ratio - ratios.begin());
+  std::vector<std::optional<double>> out;
   std::int64_t counted = 0, near = 0;
-  for (std::size_t i = first; i <= last; ++i) {
+  for (std::size_t i = 0; i < series.steps.size(); ++i) {
     counted += series.counted[i];
     near += series.near_limit[i * ratios.size() + r];
+    const std::size_t first = window_first(i, window_steps);
+    if (first > 0) {
+      counted -= series.counted[first - 1];
+      near -= series.near_limit[(first - 1) * ratios.size() + r];
+    }
+    out.push_back(counted == 0
+                      ? std::nullopt
+                      : std::optional(static_cast<double>(near) / static_cast<double>(counted)));
   }
-  if (counted == 0) return std::nullopt;
-  return static_cast<double>(near) / static_cast<double>(counted);
+  return out;
 }
 
-// The metric over the window of steps [first, last].
-std::optional<double> window_value(const AlertRule& rule, const AlertSeries& series,
-                                   const std::vector<const NodeResult*>& nodes, std::size_t first,
-                                   std::size_t last) {
-  if (rule.metric == AlertMetric::kRedisUtilization || rule.metric == AlertMetric::kRedisQueue)
-    return redis_value(rule, series, nodes, first, last);
-  if (rule.metric == AlertMetric::kNearLimitShare)
-    return near_limit_value(rule, series, first, last);
-  AlertStep sum;
-  for (std::size_t i = first; i <= last; ++i) {
-    const AlertStep& step = series.steps[i];
-    sum.decisions += step.decisions;
-    sum.denied += step.denied;
-    sum.errors += step.errors;
-    sum.fallbacks += step.fallbacks;
-    for (std::size_t b = 0; b < sum.latency.size(); ++b) sum.latency[b] += step.latency[b];
-  }
-  const double span_s = to_seconds(static_cast<DurationUs>(last - first + 1) * series.step_us);
+// `total` plus (sign 1) or minus (sign -1) the counts of `step`.
+void add_step(AlertStep& total, const AlertStep& step, std::int64_t sign) {
+  total.decisions += sign * step.decisions;
+  total.denied += sign * step.denied;
+  total.errors += sign * step.errors;
+  total.fallbacks += sign * step.fallbacks;
+  for (std::size_t b = 0; b < total.latency.size(); ++b) total.latency[b] += sign * step.latency[b];
+}
+
+// A decision metric over a window's counts `sum`, which span `span_s` seconds.
+std::optional<double> decision_value(const AlertRule& rule, const AlertStep& sum, double span_s) {
   switch (rule.metric) {
     case AlertMetric::kRateCheckP50Ms:
       return bucket_quantile_ms(sum.latency, 0.5);
@@ -124,6 +162,22 @@ std::optional<double> window_value(const AlertRule& rule, const AlertSeries& ser
       RLSIM_CHECK(false);
       return std::nullopt;
   }
+}
+
+// A decision metric per step's window, from running sums of the steps' counts (exact integers):
+// O(1) per step however long the window.
+std::vector<std::optional<double>> decision_values(const AlertRule& rule, const AlertSeries& series,
+                                                   std::size_t window_steps) {
+  std::vector<std::optional<double>> out;
+  AlertStep sum;
+  for (std::size_t i = 0; i < series.steps.size(); ++i) {
+    add_step(sum, series.steps[i], 1);
+    const std::size_t first = window_first(i, window_steps);
+    if (first > 0) add_step(sum, series.steps[first - 1], -1);
+    const double span_s = to_seconds(static_cast<DurationUs>(i - first + 1) * series.step_us);
+    out.push_back(decision_value(rule, sum, span_s));
+  }
+  return out;
 }
 
 std::vector<AlertDetection> detections(const AlertTimeline& timeline, const AlertSeries& series,
@@ -203,14 +257,12 @@ std::string detection_text(const Scenario& scenario, const AlertDetection& detec
 
 std::vector<std::optional<double>> alert_values(const AlertRule& rule, const AlertSeries& series,
                                                 const std::vector<const NodeResult*>& nodes) {
-  const auto window_steps = static_cast<std::size_t>(
-      std::max<DurationUs>(1, (rule.window_us + series.step_us - 1) / series.step_us));
-  std::vector<std::optional<double>> values;
-  for (std::size_t i = 0; i < series.steps.size(); ++i) {
-    const std::size_t first = i + 1 >= window_steps ? i + 1 - window_steps : 0;
-    values.push_back(window_value(rule, series, nodes, first, i));
-  }
-  return values;
+  const std::size_t window_steps = window_steps_of(rule, series);
+  if (rule.metric == AlertMetric::kRedisUtilization || rule.metric == AlertMetric::kRedisQueue)
+    return redis_values(rule, series, nodes, window_steps);
+  if (rule.metric == AlertMetric::kNearLimitShare)
+    return near_limit_values(rule, series, window_steps);
+  return decision_values(rule, series, window_steps);
 }
 
 AlertTimeline evaluate_alert(const AlertRule& rule, const AlertSeries& series,

@@ -4,11 +4,13 @@
 //   EVALSHA <sha of the file> <#keys> <keys...> <args...>   -> allowed iff allow_if holds
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <filesystem>
 
 #include "core/file_text.h"
+#include "redis/lua_engine.h"
 #include "strategy/registry.h"
 #include "strategy/script.h"
 
@@ -204,11 +206,37 @@ std::string script_path(const std::string& scenario_dir, const std::string& scri
   return path.is_absolute() ? script : (std::filesystem::path(scenario_dir) / path).string();
 }
 
+// Why `path` may not be read as the script of a scenario in `scenario_dir`; empty when it may. A
+// scenario someone hands you must not make rlsim read, or in real mode send to a Redis, any file
+// it can open (/etc/shadow, a key file): the script must lie in the scenario's folder or below it,
+// and be no symbolic link (one could point anywhere, and be re-pointed after this check).
+std::string script_location_error(const std::string& scenario_dir, const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path folder = fs::weakly_canonical(fs::absolute(scenario_dir, ec), ec);
+  const fs::path file = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  const auto [end, unused] = std::mismatch(folder.begin(), folder.end(), file.begin(), file.end());
+  if (ec || end != folder.end())
+    return fmt::format(
+        "script file {} is outside the scenario's folder {} (a script is read only from the "
+        "scenario's folder or below it: copy it there)",
+        path, scenario_dir);
+  if (fs::is_symlink(fs::symlink_status(path, ec)))
+    return fmt::format(
+        "script file {} is a symbolic link (a script must be a regular file in the scenario's "
+        "folder: copy it there)",
+        path);
+  return "";
+}
+
 // The file's text, or nullopt with `error` set. Only a regular file of at most kMaxScriptBytes
-// whose name ends in ".lua" is read: a scenario someone hands you must not make rlsim read, or in
-// real mode send to a Redis the scenario names, any file it can open (/etc/shadow, a key file);
-// a named pipe or a device must not block or feed it forever.
-std::optional<std::string> read_script(const std::string& path, std::string& error) {
+// whose name ends in ".lua", inside the scenario's folder (script_location_error), that compiles
+// as Lua is read: a named pipe or a device must not block or feed it forever, and a file that is
+// no Lua at all (a key file named .lua) is refused here, before anything is sent to a server.
+std::optional<std::string> read_script(const std::string& scenario_dir, const std::string& path,
+                                       std::string& error) {
+  error = script_location_error(scenario_dir, path);
+  if (!error.empty()) return std::nullopt;
   FileText file = read_regular_file(path, kMaxScriptBytes);
   if (!file.error.empty()) {
     error = fmt::format("cannot read script file {}: {}", path, file.error);
@@ -220,6 +248,10 @@ std::optional<std::string> read_script(const std::string& path, std::string& err
   }
   if (file.text.empty()) {
     error = fmt::format("script file {} is empty", path);
+    return std::nullopt;
+  }
+  if (const Reply compiled = LuaEngine().load(file.text); compiled.is_error()) {
+    error = fmt::format("script file {} is not valid Lua: {}", path, compiled.text);
     return std::nullopt;
   }
   return std::move(file.text);
@@ -379,7 +411,7 @@ bool check_custom_lua(const ParamReader& reader, const std::string& scenario_dir
                       std::string& field, std::string& error) {
   const CustomLuaParams params = parse_custom_lua_params(reader);
   field = "script";
-  if (!read_script(script_path(scenario_dir, params.script), error)) return false;
+  if (!read_script(scenario_dir, script_path(scenario_dir, params.script), error)) return false;
   if (!check_templates(params.keys, "keys", field, error)) return false;
   if (!check_templates(params.args, "args", field, error)) return false;
   if (params.keys.size() + params.args.size() > kMaxTemplates) {
@@ -395,7 +427,7 @@ std::unique_ptr<Strategy> make_custom_lua(StrategyEnv env) {
   const CustomLuaParams params = parse_custom_lua_params(ParamReader(env.params));
   const std::string path = script_path(env.scenario_dir, params.script);
   std::string error;
-  std::optional<std::string> text = read_script(path, error);
+  std::optional<std::string> text = read_script(env.scenario_dir, path, error);
   // Checked before the run; if the file went away since, the run stops with the reason.
   auto strategy = std::make_unique<CustomLua>(std::move(env), params, path, text.value_or(""));
   if (!text) strategy->unreadable(fmt::format("script {}: {}", path, error));
