@@ -7,13 +7,15 @@
 # and compares the decisions request by request (tests/real-products/compare.py). Runs: one nginx
 # with burst and nodelay; one without burst; two nginx behind an HAProxy round robin (the N x
 # overshoot, measured); one HAProxy; two HAProxy with peers. Stops every process it started.
-# Fails when a run's agreement is below the floor (default 0.99).
-# Usage: tests/real-products.sh RLSIM [SECONDS] [FLOOR]   (RUNS="nginx-burst haproxy-peers": only those;
+# Fails when a run's agreement is below the floor (default 0.99; 0.95 for the peers run, whose
+# disagreements are the order in which two HAProxy overwrite each other's counters).
+# Usage: tests/real-products.sh RLSIM [SECONDS] [FLOOR] [PEERS_FLOOR]   (RUNS="nginx-burst haproxy-peers": only those;
 #        KEEP_WORK=1: keep the temporary folder with the logs, scenarios, traces and reports)
 set -euo pipefail
 rlsim=$(realpath "$1")
 seconds=${2:-20}
 floor=${3:-0.99}
+peers_floor=${4:-0.95}
 here=$(cd "$(dirname "$0")" && pwd)
 for tool in nginx haproxy; do
   command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ] || {
@@ -170,7 +172,7 @@ if want haproxy-peers; then
   sleep 6 # the peers connect (a refused first attempt is retried 5 s later)
   echo "haproxy-peers: sent $(drive 9 "127.0.0.1:${ports[1]}" "127.0.0.1:${ports[2]}")"
   stop_all
-  compare haproxy-peers 2 "$floor" '{"name": "haproxy_stick_table", "http_req_rate": "1s", "sc_http_req_rate_gt": 10, "peers": true}' \
+  compare haproxy-peers 2 "$peers_floor" '{"name": "haproxy_stick_table", "http_req_rate": "1s", "sc_http_req_rate_gt": 10, "peers": true}' \
     "$work/hap-a/access.log" "$work/hap-b/access.log" || status=1
 fi
 exit $status
