@@ -157,7 +157,8 @@ class NginxLimitReq final : public Strategy {
 
 BucketShape nginx_shape(const ParamReader& params, const Limit& limit) {
   const NginxParams parsed = parse_nginx_params(params);
-  return {static_cast<double>(parsed.burst_milli / 1000 + 1),
+  // burst_milli is burst * 1000: exact.
+  return {static_cast<double>(parsed.burst_milli) / 1000 + 1,
           static_cast<double>(parsed.rate_for(limit)) / 1000};
 }
 
