@@ -1,8 +1,9 @@
 // rlsim recommend's counting (app/recommend.h): per-key peaks per log-aligned window and what a
-// candidate limit would deny, on a few requests counted by hand.
+// candidate limit would deny, on a few requests counted by hand; and the command itself.
 #include <catch2/catch.hpp>
 
 #include "app/recommend.h"
+#include "cli_dir.h"
 
 using namespace rlsim;
 
@@ -38,4 +39,19 @@ TEST_CASE("recommend: peaks per window, and the keys and requests over a candida
   CHECK(four.requests_over == 1);
   CHECK(counter.candidate(5).keys_over == 0);
   CHECK(counter.candidate_limits(10) == std::vector<std::int64_t>{3, 5, 10});
+}
+
+TEST_CASE("recommend: the command on a bundled replay, and without a replay group") {
+  const std::string scenarios = std::string(RLSIM_SOURCE_DIR) + "/scenarios/";
+  const rlsim::testing::CliDir dir("recommend", "{}");
+  // replay-nginx's log: 122 keys, peaks p50 2, p99 25, max 59 (the scraper).
+  REQUIRE(dir.rlsim("recommend '" + scenarios + "replay-nginx.json'") == 0);
+  CHECK_THAT(dir.out(), Catch::Contains("2871 requests, 122 keys, 2 malformed lines"));
+  CHECK_THAT(dir.out(), Catch::Contains("peak requests per window per key: p50 2, p90 3, p99 25, "
+                                        "max 59"));
+  CHECK_THAT(dir.out(), Catch::Contains("recommended: 25 per 1s"));
+  CHECK(dir.rlsim("recommend '" + scenarios + "replay-nginx.json' --percentile 90") == 0);
+  CHECK_THAT(dir.out(), Catch::Contains("recommended: 3 per 1s"));
+  CHECK(dir.rlsim("recommend '" + scenarios + "overshoot-10x.json'") == 2);
+  CHECK_THAT(dir.err(), Catch::Contains("recommend needs a traffic group with replay"));
 }
