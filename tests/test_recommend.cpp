@@ -52,6 +52,10 @@ TEST_CASE("recommend: the command on a bundled replay, and without a replay grou
   CHECK_THAT(dir.out(), Catch::Contains("recommended: 25 per 1s"));
   CHECK(dir.rlsim("recommend '" + scenarios + "replay-nginx.json' --percentile 90") == 0);
   CHECK_THAT(dir.out(), Catch::Contains("recommended: 3 per 1s"));
+  REQUIRE(dir.rlsim("recommend '" + scenarios + "replay-nginx.json' --chart over.svg") == 0);
+  CHECK_THAT(rlsim::testing::read_text_file(dir.path / "over.svg"),
+             Catch::Contains("recommended 25"));
+  CHECK(dir.rlsim("recommend '" + scenarios + "replay-nginx.json' --chart no/such/dir.svg") == 3);
   CHECK(dir.rlsim("recommend '" + scenarios + "overshoot-10x.json'") == 2);
   CHECK_THAT(dir.err(), Catch::Contains("recommend needs a traffic group with replay"));
 }

@@ -4,6 +4,7 @@
 // below the given percentile of peaks.
 #include <fmt/format.h>
 
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "app/scenario_settings.h"
 #include "app/subcommand.h"
 #include "logs/log_reader.h"
+#include "report/svg_chart.h"
 #include "scenario/error.h"
 
 namespace rlsim {
@@ -26,6 +28,7 @@ struct RecommendOptions {
   std::vector<std::string> sets;
   std::string limit_name;  // "": the first limit
   double percentile = 99;
+  std::string chart_path;  // "": no chart
 };
 
 std::string_view key_of(const LogLine& line, LimitKey key) {
@@ -89,6 +92,40 @@ void print_table(const KeyRateCounter& counter, const std::vector<std::int64_t>&
   }
 }
 
+// The share of keys and of requests over each limit from 0 to the largest peak (at most about 200
+// points), the recommended limit marked: what a reader scans for the knee.
+std::string recommend_chart(const KeyRateCounter& counter, std::int64_t recommended) {
+  Chart chart;
+  chart.id = "recommend";
+  chart.title = "Over each candidate limit";
+  chart.x_label = "limit (requests per window)";
+  chart.y_label = "% over";
+  ChartSeries keys{"keys over", chart_palette()[0], {}};
+  ChartSeries requests{"requests over", chart_palette()[1], {}};
+  const std::int64_t max_peak = counter.peak_percentile(100);
+  const std::int64_t step = std::max<std::int64_t>(1, max_peak / 200);
+  for (std::int64_t limit = 0; limit <= max_peak + step; limit += step) {
+    const auto [keys_over, requests_over] = counter.over(limit);
+    const auto x = static_cast<double>(limit);
+    keys.points.emplace_back(
+        x, 100.0 * static_cast<double>(keys_over) / static_cast<double>(counter.keys()));
+    requests.points.emplace_back(
+        x, 100.0 * static_cast<double>(requests_over) / static_cast<double>(counter.requests()));
+  }
+  chart.series = {keys, requests};
+  chart.markers.push_back(ChartMarker{static_cast<double>(recommended), std::nullopt,
+                                      fmt::format("recommended {}", recommended),
+                                      fmt::format("recommended limit {}", recommended)});
+  return render_svg(chart);
+}
+
+// False when the file could not be written.
+bool write_chart(const std::string& path, const std::string& svg) {
+  std::ofstream out(path, std::ios::binary);
+  out << svg;
+  return static_cast<bool>(out.flush());
+}
+
 int command_recommend(const RecommendOptions& options) {
   const Scenario scenario = load_scenario_with(options.path, parse_settings(options.sets));
   const TrafficGroup* group = nullptr;
@@ -115,6 +152,12 @@ int command_recommend(const RecommendOptions& options) {
       "it: rlsim run {} --set 'limits[{}].limit={}'\n",
       recommended, format_duration(limit.window_us), options.percentile, c.keys_over,
       c.requests_over, options.path, &limit - scenario.limits.data(), recommended);
+  if (options.chart_path.empty()) return exit_code::kOk;
+  if (!write_chart(options.chart_path, recommend_chart(counter, recommended))) {
+    std::cerr << fmt::format("rlsim: cannot write the chart to {}\n", options.chart_path);
+    return exit_code::kOutputError;
+  }
+  std::cout << fmt::format("chart: {}\n", options.chart_path);
   return exit_code::kOk;
 }
 
@@ -132,6 +175,8 @@ Subcommand recommend_subcommand() {
                            "Recommend the smallest limit that denies no key at or below this "
                            "percentile of peaks (default 99)")
                 ->check(CLI::Range(0.0, 100.0));
+            cli.add_option("--chart", options->chart_path,
+                           "Write an SVG chart of the keys and requests over each limit to FILE");
             add_set_option(cli, options->sets);
             return [options] { return command_recommend(*options); };
           }};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "core/check.h"
 
@@ -51,17 +52,21 @@ std::int64_t KeyRateCounter::peak_percentile(double percentile) const {
   return sorted_peaks_[std::clamp<std::size_t>(rank, 1, sorted_peaks_.size()) - 1];
 }
 
+std::pair<std::int64_t, std::int64_t> KeyRateCounter::over(std::int64_t limit) const {
+  std::int64_t requests_over = 0;
+  for (std::size_t c = static_cast<std::size_t>(std::max<std::int64_t>(limit, 0)) + 1;
+       c < window_counts_.size(); ++c)
+    requests_over += (static_cast<std::int64_t>(c) - limit) * window_counts_[c];
+  const auto first_over = std::upper_bound(sorted_peaks_.begin(), sorted_peaks_.end(), limit);
+  return {sorted_peaks_.end() - first_over, requests_over};
+}
+
 LimitCandidate KeyRateCounter::candidate(std::int64_t limit) const {
   LimitCandidate out;
   out.limit = limit;
-  for (std::size_t c = static_cast<std::size_t>(std::max<std::int64_t>(limit, 0)) + 1;
-       c < window_counts_.size(); ++c)
-    out.requests_over += (static_cast<std::int64_t>(c) - limit) * window_counts_[c];
-  for (const auto& [key, state] : keys_) {
-    if (state.peak <= limit) continue;
-    ++out.keys_over;
-    if (state.total >= heavy_total_floor_) ++out.heavy_keys_over;
-  }
+  std::tie(out.keys_over, out.requests_over) = over(limit);
+  for (const auto& [key, state] : keys_)
+    if (state.peak > limit && state.total >= heavy_total_floor_) ++out.heavy_keys_over;
   return out;
 }
 

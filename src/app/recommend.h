@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/time.h"
@@ -35,6 +36,8 @@ class KeyRateCounter {
   // The nearest-rank `percentile` (0 to 100) of the keys' peak window counts.
   std::int64_t peak_percentile(double percentile) const;
   LimitCandidate candidate(std::int64_t limit) const;
+  // keys_over and requests_over of candidate(limit) alone, without walking the keys.
+  std::pair<std::int64_t, std::int64_t> over(std::int64_t limit) const;
   // Candidates at the peaks' 50th, 90th, 99th percentile and maximum, and `current` (the
   // scenario's limit), each once, ascending.
   std::vector<std::int64_t> candidate_limits(std::int64_t current) const;
