@@ -198,8 +198,10 @@ StrategyInfo declare_nginx_limit_req() {
       "limits the first that rejects decides and the others keep their state. An admitted "
       "request whose excess passes delay * 1000 waits (excess - delay * 1000) / rate seconds "
       "before it goes on (added latency; delay defaults to 0: every request above the rate "
-      "waits); nodelay never waits. Simplified: no zone size, so no eviction of idle keys (nginx "
-      "drops them after 60 s drained, which changes nothing) and never the 'could not allocate "
+      "waits); nodelay never waits. Simplified: no zone size and no eviction (nginx drops up to "
+      "two nodes idle for 60 s whose excess has drained to 0 when it creates a node; a dropped "
+      "node's next request starts at 0, where the model's kept node can still hold up to 1000 "
+      "when 60 s drain little, at rates of a few per minute), never the 'could not allocate "
       "node' error; no dry_run; ngx_current_msec is read per request (nginx caches it once per "
       "event-loop iteration).",
       {param("rate", ParamType::kString, "",
