@@ -52,6 +52,24 @@ def write_scenario(work, name, lines, instances, strategy):
         json.dump(scenario, f, indent=1)
 
 
+def nginx_margins(lines, strategy):
+    """For nginx_limit_req: per line, the excess the model computes (milli-requests, the C
+    source's integer arithmetic) and how many milliseconds of drain it is from burst, so that a
+    disagreement shows whether it sits on a millisecond boundary."""
+    rate_text = strategy.get("rate", "10r/s")
+    rate = int(rate_text[:-3]) * 1000 // (60 if rate_text.endswith("r/m") else 1)
+    burst = strategy.get("burst", 0) * 1000
+    nodes, margins = {}, []
+    for t, _, key, port in lines:
+        now = round(t * 1000)
+        node = nodes.get((port, key))
+        excess = 0 if node is None else max(0, node[0] - rate * max(0, now - node[1]) // 1000 + 1000)
+        if excess <= burst:
+            nodes[(port, key)] = (excess, now)
+        margins.append((excess, (excess - burst) * 1000 / rate))
+    return margins
+
+
 def main():
     rlsim, work, name, instances, floor = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
     strategy = json.loads(sys.argv[6])
@@ -65,22 +83,33 @@ def main():
         sys.exit(f"{name}: rlsim run failed ({run.returncode}): {run.stderr.strip()}")
     verdict_line = next((l for l in run.stdout.splitlines() if "production's verdicts" in l), "")
     decisions = {}
+    seen = {}  # the count the strategy saw (haproxy_stick_table: its rate minus this request)
     with open(f"{work}/{name}.trace.jsonl") as f:
         for line in f:
             d = json.loads(line)
             decisions[d["request"]] = d["allowed"]
+            seen[d["request"]] = d["observed_count"]
     ids = sorted(decisions)
     if len(ids) != len(lines):
         sys.exit(f"{name}: {len(lines)} log lines but {len(ids)} decisions")
+    margins = nginx_margins(lines, strategy) if strategy["name"] == "nginx_limit_req" else None
     previous = {}  # key -> times of its earlier requests that the product admitted
     disagreements = []
-    for (t, status, key, port), request in zip(lines, ids):
+    boundary = 0  # nginx: disagreements whose excess is within one millisecond of drain of burst
+    for index, ((t, status, key, port), request) in enumerate(zip(lines, ids)):
         real_admitted = status != 429
         if real_admitted != decisions[request]:
             before = [round((t - p) * 1000) for p in previous.get(key, [])[-3:]]
             disagreements.append(f"  {t:.3f} {key} port {port}: real {status}, model "
                                  f"{'admitted' if decisions[request] else 'denied'}; the key's last "
-                                 f"admitted requests {before} ms before")
+                                 f"admitted requests {before} ms before"
+                                 + (f"; model excess {margins[index][0]}, {margins[index][1]:+.0f} ms of "
+                                    "drain from burst" if margins else "")
+                                 + (f"; model rate {seen[request] + 1}"
+                                    if strategy["name"] == "haproxy_stick_table" and seen[request] is not None
+                                    else ""))
+            if margins and 0 <= margins[index][1] <= 1:
+                boundary += 1
         if real_admitted:
             previous.setdefault(key, []).append(t)
     total = len(lines)
@@ -89,6 +118,11 @@ def main():
     print(f"{name}: {total} requests ({denied} denied by the real product), {agree} agree "
           f"({100.0 * agree / total:.2f}%), {len(disagreements)} disagree")
     print(f"  rlsim: {verdict_line.strip()}")
+    if margins is not None and disagreements:
+        after = ("; the others each follow one (the key's state one request apart)"
+                 if 2 * boundary == len(disagreements) else "")
+        print(f"  {boundary} of the {len(disagreements)} at a millisecond boundary (the model's excess 0 or "
+              f"1 ms of drain above burst){after}")
     for line in disagreements[:20]:
         print(line)
     if agree / total < floor:
