@@ -7,7 +7,8 @@
 #   default: that, and what the test suite needs: Catch2, python3 (tests/check-includes.py),
 #            redis-server for the real-Redis tests, GNU parallel for the sharded sweep test,
 #            prometheus (promtool) to load the OpenMetrics export, jq to read the decision trace,
-#            chromium and xmllint for the HTML report test,
+#            chromium and xmllint for the HTML report test, nginx-light and haproxy for the products'
+#            validation (tests/real-products.sh) with wrk and hey as load generators,
 #            clang-format for the format check, clang (libFuzzer) and clang-tidy; for tests/package.sh
 #            dpkg-dev and file (cpack's dpkg-shlibdeps), man-db, groff-base and bsdextrautils (the
 #            manual page), bash-completion.
@@ -16,7 +17,7 @@ packages=(cmake make g++ pkg-config libcli11-dev libfmt-dev libasio-dev libhired
   liblua5.1-0-dev lua-cjson-dev lua-bitop-dev)
 if [ "${1:-}" != "--build" ]; then
   packages+=(catch2 python3 jq redis-server redis-tools parallel prometheus
-    chromium libxml2-utils clang-format clang clang-tidy libclang-rt-14-dev
+    chromium libxml2-utils nginx-light haproxy wrk hey clang-format clang clang-tidy libclang-rt-14-dev
     dpkg-dev file man-db groff-base bsdextrautils bash-completion)
 fi
 missing=()

@@ -40,6 +40,7 @@ Subcommand bench_subcommand();        // app/cmd_bench.cpp
 Subcommand conformance_subcommand();  // app/cmd_conformance.cpp
 Subcommand man_subcommand();          // app/cmd_man.cpp
 Subcommand completion_subcommand();   // app/cmd_completion.cpp
+Subcommand recommend_subcommand();    // app/cmd_recommend.cpp
 
 // What runs `command` on the parsed `options` while an InterruptWatch catches Ctrl-C: for a
 // command that a first SIGINT stops cleanly, exit 130 (check: no verdict; sweep: the complete
