@@ -40,7 +40,8 @@ TEST_CASE("config files: nesting, node count and aliases are bounded") {
   std::string laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
   for (char c = 'b'; c <= 'g'; ++c) {
     laughs += fmt::format("{}: &{} [", c, c);
-    for (int i = 0; i < 10; ++i) laughs += fmt::format("{}*{}", i == 0 ? "" : ", ", c - 1);
+    for (int i = 0; i < 10; ++i)
+      laughs += fmt::format("{}*{}", i == 0 ? "" : ", ", static_cast<char>(c - 1));
     laughs += "]\n";
   }
   CHECK_THAT(error_of(laughs), Catch::EndsWith("more than 100000 values in one file"));

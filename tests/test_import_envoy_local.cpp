@@ -75,7 +75,7 @@ TEST_CASE("envoy_local import: what Envoy refuses is refused") {
   token_bucket: {max_tokens: 5, fill_interval: 0.02s}
 )",
                   "envoy.yaml"),
-      "envoy.yaml:3:47: fill_interval: expected a duration from 50ms (Envoy's minimum) to 24h "
+      "envoy.yaml:3:48: fill_interval: expected a duration from 50ms (Envoy's minimum) to 24h "
       "such as \"1s\" or {seconds: 1, nanos: 0}, got \"0.02s\"");
   CHECK_THROWS_WITH(import_text("static_resources: {}\n", "envoy.yaml", "envoy_local"),
                     Catch::StartsWith("envoy.yaml: no HTTP local_ratelimit filter"));

@@ -43,12 +43,12 @@ ImportSettings parse_import_settings(const std::vector<std::string>& given) {
 
 std::string summary_json(const ImportOptions& options, const Imported& imported,
                          const std::string& text) {
-  nlohmann::json summary = {{"format", imported.format},
-                            {"files", imported.files},
-                            {"strategy", imported.strategy},
-                            {"limits", imported.limits.size()},
-                            {"unmapped", imported.warnings.size()},
-                            {"warnings", imported.warnings}};
+  nlohmann::ordered_json summary = {{"format", imported.format},
+                                    {"files", imported.files},
+                                    {"strategy", imported.strategy},
+                                    {"limits", imported.limits.size()},
+                                    {"unmapped", imported.warnings.size()},
+                                    {"warnings", imported.warnings}};
   if (options.out.empty())
     summary["scenario"] = text;
   else

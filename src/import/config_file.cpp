@@ -68,7 +68,15 @@ void fail_at(const ConfigFile& file, const YAML::Node& node, const std::string& 
                                     : fmt::format("{}: {}: {}", where(file, node), field, what));
 }
 
+YAML::Node field_of(const YAML::Node& map, const std::string& key) {
+  if (!map.IsDefined() || !map.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+  const YAML::Node value = map[key];
+  if (!value.IsDefined()) return YAML::Node(YAML::NodeType::Undefined);
+  return value;
+}
+
 std::string text_of(const YAML::Node& node) {
+  if (!node.IsDefined()) return "nothing";
   if (node.IsScalar()) return fmt::format("\"{}\"", node.Scalar());
   if (node.IsMap()) return "a map";
   if (node.IsSequence()) return "a list";
@@ -79,8 +87,7 @@ namespace {
 
 // The field's node, or an undefined node when `map` is not a map or the field is absent/null.
 YAML::Node present(const YAML::Node& map, const std::string& field) {
-  if (!map.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
-  const YAML::Node value = map[field];
+  const YAML::Node value = field_of(map, field);
   if (!value.IsDefined() || value.IsNull()) return YAML::Node(YAML::NodeType::Undefined);
   return value;
 }

@@ -36,6 +36,11 @@ std::string where(const ConfigFile& file, const YAML::Node& node);
 [[noreturn]] void fail_at(const ConfigFile& file, const YAML::Node& node, const std::string& field,
                           const std::string& what);
 
+// The value of `map`'s field `key`, or an undefined node (IsDefined() false, and safe to ask
+// anything: yaml-cpp throws when asked the type of a missing key's node, or for a field of a
+// scalar) when `map` is not a map or has no such field. Every importer reads fields through it.
+YAML::Node field_of(const YAML::Node& map, const std::string& key);
+
 // The scalar text of `node` as it is written, for messages ("<a map>", "<a list>" otherwise).
 std::string text_of(const YAML::Node& node);
 

@@ -16,7 +16,8 @@ constexpr const char* kNetworkType =
     "envoy.extensions.filters.network.local_ratelimit.v3.LocalRateLimit";
 
 bool has_type(const YAML::Node& node, const char* type) {
-  return node.IsMap() && node["@type"].IsScalar() && node["@type"].Scalar().ends_with(type);
+  return node.IsMap() && field_of(node, "@type").IsScalar() &&
+         field_of(node, "@type").Scalar().ends_with(type);
 }
 
 // Every map of the tree whose @type is `type`, in document order (the tree is bounded by
@@ -31,7 +32,7 @@ void find_typed(const YAML::Node& node, const char* type, std::vector<YAML::Node
 
 // google.protobuf.Duration as Envoy's YAML gives it: "1s", "0.5s" or {seconds, nanos}.
 DurationUs fill_interval_us(const ConfigFile& file, const YAML::Node& bucket) {
-  const YAML::Node value = bucket["fill_interval"];
+  const YAML::Node value = field_of(bucket, "fill_interval");
   std::optional<DurationUs> us;
   if (value.IsScalar()) us = parse_duration(value.Scalar());
   if (value.IsMap()) {
@@ -92,8 +93,8 @@ void add_bucket_limit(const Bucket& bucket, std::string name, std::string key, I
 // RuntimeFractionalPercent's default_value as a percentage; nullopt when the field is absent.
 std::optional<double> percent_of(const ConfigFile& file, const YAML::Node& filter,
                                  const char* field) {
-  const YAML::Node value = filter[field]["default_value"];
-  if (!filter[field].IsDefined()) return std::nullopt;
+  const YAML::Node value = field_of(field_of(filter, field), "default_value");
+  if (!field_of(filter, field).IsDefined()) return std::nullopt;
   const double numerator = static_cast<double>(integer_field(file, value, "numerator").value_or(0));
   const std::string denominator = string_field(file, value, "denominator").value_or("HUNDRED");
   if (denominator == "TEN_THOUSAND") return numerator / 100;
@@ -130,21 +131,21 @@ bool known_filter_field(const std::string& field) {
 }
 
 void import_descriptors(const ConfigFile& file, const YAML::Node& filter, Imported& imported) {
-  const YAML::Node list = filter["descriptors"];
+  const YAML::Node list = field_of(filter, "descriptors");
   if (!list.IsDefined() || list.IsNull()) return;
   if (!list.IsSequence()) fail_at(file, list, "descriptors", "expected a list");
   for (const YAML::Node& descriptor : list) {
     std::vector<DescriptorEntry> entries;
-    if (descriptor["entries"].IsSequence())
-      for (const YAML::Node& entry : descriptor["entries"])
+    if (field_of(descriptor, "entries").IsSequence())
+      for (const YAML::Node& entry : field_of(descriptor, "entries"))
         entries.push_back({string_field(file, entry, "key").value_or(""),
                            string_field(file, entry, "value").value_or("")});
-    const Bucket bucket = bucket_of(file, descriptor["token_bucket"]);
+    const Bucket bucket = bucket_of(file, field_of(descriptor, "token_bucket"));
     add_bucket_limit(bucket, descriptor_text(entries),
                      key_of_descriptor(entries, where(file, descriptor), imported), imported);
   }
   if (!bool_field(file, filter, "always_consume_default_token_bucket").value_or(true))
-    imported.warn(where(file, filter["always_consume_default_token_bucket"]),
+    imported.warn(where(file, field_of(filter, "always_consume_default_token_bucket")),
                   "always_consume_default_token_bucket false: rlsim consumes every bucket");
 }
 
@@ -155,9 +156,9 @@ void import_filter(const ConfigFile& file, const YAML::Node& filter, Imported& i
   imported.notes.push_back(fmt::format("the local_ratelimit filter at {} (stat_prefix {})",
                                        where(file, filter),
                                        string_field(file, filter, "stat_prefix").value_or("?")));
-  if (filter["token_bucket"].IsDefined()) {
-    const Bucket bucket = bucket_of(file, filter["token_bucket"]);
-    if (filter["descriptors"].IsDefined()) {
+  if (field_of(filter, "token_bucket").IsDefined()) {
+    const Bucket bucket = bucket_of(file, field_of(filter, "token_bucket"));
+    if (field_of(filter, "descriptors").IsDefined()) {
       add_bucket_limit(bucket, "token_bucket", "global", imported);
     } else {  // one bucket: the strategy's parameters say it in Envoy's own terms
       imported.add_limit({"token_bucket", "global", bucket.tokens_per_fill, bucket.fill_interval_us,
@@ -168,11 +169,12 @@ void import_filter(const ConfigFile& file, const YAML::Node& filter, Imported& i
     }
   }
   import_descriptors(file, filter, imported);
-  if (filter["local_cluster_rate_limit"].IsMap())
-    imported.param("local_cluster_rate_limit", true,
-                   where(file, filter["local_cluster_rate_limit"]) + " local_cluster_rate_limit");
+  if (field_of(filter, "local_cluster_rate_limit").IsMap())
+    imported.param(
+        "local_cluster_rate_limit", true,
+        where(file, field_of(filter, "local_cluster_rate_limit")) + " local_cluster_rate_limit");
   if (bool_field(file, filter, "local_rate_limit_per_downstream_connection").value_or(false))
-    imported.warn(where(file, filter["local_rate_limit_per_downstream_connection"]),
+    imported.warn(where(file, field_of(filter, "local_rate_limit_per_downstream_connection")),
                   "local_rate_limit_per_downstream_connection: rlsim keeps one bucket per process");
   import_fractions(file, filter, imported);
 }
@@ -192,7 +194,8 @@ Imported import_envoy_local(const std::vector<ConfigFile>& files, const ImportSe
     std::vector<YAML::Node> found;
     find_typed(file.root, kHttpType, found);
     for (const YAML::Node& filter : found)
-      if (filter["token_bucket"].IsDefined() || filter["descriptors"].IsDefined())
+      if (field_of(filter, "token_bucket").IsDefined() ||
+          field_of(filter, "descriptors").IsDefined())
         filters.emplace_back(&file, filter);
     std::vector<YAML::Node> network;
     find_typed(file.root, kNetworkType, network);

@@ -43,8 +43,8 @@ void walk(const ConfigFile& file, const YAML::Node& list, std::vector<Descriptor
     const std::string key = string_field(file, descriptor, "key").value_or("");
     if (key.empty()) fail_at(file, descriptor, "key", "descriptor has empty key");
     chain.push_back({key, string_field(file, descriptor, "value").value_or("")});
-    if (descriptor["rate_limit"].IsDefined()) out.push_back({&file, descriptor, chain});
-    walk(file, descriptor["descriptors"], chain, out);
+    if (field_of(descriptor, "rate_limit").IsDefined()) out.push_back({&file, descriptor, chain});
+    walk(file, field_of(descriptor, "descriptors"), chain, out);
     chain.pop_back();
   }
 }
@@ -56,11 +56,11 @@ struct RateLimit {
 
 RateLimit import_one(const Found& found, Imported& imported, std::size_t& shadowed) {
   const ConfigFile& file = *found.file;
-  const YAML::Node rate = found.descriptor["rate_limit"];
+  const YAML::Node rate = field_of(found.descriptor, "rate_limit");
   const std::string at = where(file, rate);
   RateLimit out{string_field(file, rate, "name").value_or(""), {}};
-  if (rate["replaces"].IsSequence())
-    for (const YAML::Node& replaced : rate["replaces"])
+  if (field_of(rate, "replaces").IsSequence())
+    for (const YAML::Node& replaced : field_of(rate, "replaces"))
       out.replaces.push_back(string_field(file, replaced, "name").value_or(""));
   const std::string path = descriptor_text(found.chain);
   if (bool_field(file, rate, "unlimited").value_or(false)) {
@@ -104,14 +104,14 @@ Imported import_envoy_ratelimit(const std::vector<ConfigFile>& files,
       fail_at(file, file.root, "domain", "config file cannot have empty domain");
     if (domain.empty()) {
       domain = *this_domain;
-      imported.param("domain", domain, where(file, file.root["domain"]) + " domain");
+      imported.param("domain", domain, where(file, field_of(file.root, "domain")) + " domain");
     } else if (*this_domain != domain) {
-      imported.warn(where(file, file.root["domain"]),
+      imported.warn(where(file, field_of(file.root, "domain")),
                     fmt::format("domain {} not imported: a scenario models one domain ({})",
                                 *this_domain, domain));
       continue;
     }
-    walk(file, file.root["descriptors"], {}, found);
+    walk(file, field_of(file.root, "descriptors"), {}, found);
   }
   std::size_t shadowed = 0;
   std::set<std::string> replaced;

@@ -16,8 +16,8 @@ const std::vector<std::string>& import_formats() {
 namespace {
 
 bool holds_local_ratelimit(const YAML::Node& node) {
-  if (node.IsMap() && node["@type"].IsScalar() &&
-      node["@type"].Scalar().ends_with("http.local_ratelimit.v3.LocalRateLimit"))
+  if (node.IsMap() && field_of(node, "@type").IsScalar() &&
+      field_of(node, "@type").Scalar().ends_with("http.local_ratelimit.v3.LocalRateLimit"))
     return true;
   if (node.IsSequence())
     for (const YAML::Node& child : node)
@@ -40,10 +40,12 @@ std::string detect_format(const ConfigFile& file) {
   const YAML::Node& root = file.root;
   if (root.IsMap()) {
     for (const char* field : {"_format_version", "services", "routes", "consumers", "plugins"})
-      if (root[field].IsDefined()) return "kong";
-    if (root["domain"].IsDefined() && root["descriptors"].IsDefined()) return "envoy_ratelimit";
+      if (field_of(root, field).IsDefined()) return "kong";
+    if (field_of(root, "domain").IsDefined() && field_of(root, "descriptors").IsDefined())
+      return "envoy_ratelimit";
   }
-  if (root.IsSequence() && root.size() > 0 && root[0].IsMap() && root[0]["max_value"].IsDefined())
+  if (root.IsSequence() && root.size() > 0 && root[0].IsMap() &&
+      field_of(root[0], "max_value").IsDefined())
     return "limitador";
   if (holds_local_ratelimit(root)) return "envoy_local";
   return "";

@@ -89,7 +89,8 @@ std::string rate_text(double per_s) {
 
 // The default traffic: kDefaultUsers users, each at 1.5 x the rate that fills the tightest limit
 // (a limit counted per user or IP fills at limit / window per user; one counted per endpoint or
-// globally at that over all users), for three windows of the longest limit.
+// globally at that over all users), for three windows of the longest limit (at least a minute,
+// at most a day).
 struct DefaultTraffic {
   double rate_per_s = 0;
   DurationUs duration_us = 0;
@@ -103,7 +104,7 @@ DefaultTraffic default_traffic(const std::vector<ImportedLimit>& limits) {
     traffic.rate_per_s = std::min(traffic.rate_per_s, 1.5 * fill);
     traffic.duration_us = std::max(traffic.duration_us, 3 * limit.window_us);
   }
-  traffic.duration_us = std::clamp<DurationUs>(traffic.duration_us, kUsPerS, 24 * kUsPerHour);
+  traffic.duration_us = std::clamp<DurationUs>(traffic.duration_us, kUsPerMin, 24 * kUsPerHour);
   const double offered =
       kDefaultUsers * traffic.rate_per_s * static_cast<double>(traffic.duration_us) / kUsPerS;
   if (offered > kMaxDefaultRequests) {
@@ -129,28 +130,29 @@ void header(Lines& out, const Imported& imported) {
 std::vector<std::pair<std::string, std::string>> limit_lines(const Imported& imported) {
   std::vector<std::pair<std::string, std::string>> lines;
   for (const ImportedLimit& limit : imported.limits) {
-    const nlohmann::json object = {{"name", limit.name},
-                                   {"key", limit.key},
-                                   {"limit", limit.limit},
-                                   {"window", format_duration(limit.window_us)}};
+    const nlohmann::ordered_json object = {{"name", limit.name},
+                                           {"key", limit.key},
+                                           {"limit", limit.limit},
+                                           {"window", format_duration(limit.window_us)}};
     lines.emplace_back(object.dump(), limit.source);
   }
   return lines;
 }
 
 void traffic_lines(Lines& out, const Imported& imported, const DefaultTraffic& traffic) {
-  out.add(fmt::format("  \"duration\": \"{}\",", format_duration(traffic.duration_us)),
-          "default: three windows of the longest limit (at most 24h, about 2,000,000 requests)");
+  out.add(
+      fmt::format("  \"duration\": \"{}\",", format_duration(traffic.duration_us)),
+      "default: three windows of the longest limit (1m to 24h, about 2,000,000 requests at most)");
   out.add("  \"limits\": [");
   out.members(limit_lines(imported), "    ");
   out.add("  ],");
   out.add(fmt::format("  \"instances\": {{\"count\": {}}},", kDefaultInstances),
           "default: how many app instances (Kong nodes, Envoys) run");
   out.add("  \"load_balancer\": {\"policy\": \"round_robin\"},", "default");
-  const nlohmann::json group = {{"name", "clients"},
-                                {"users", kDefaultUsers},
-                                {"rate", rate_text(traffic.rate_per_s)},
-                                {"arrival", "poisson"}};
+  const nlohmann::ordered_json group = {{"name", "clients"},
+                                        {"users", kDefaultUsers},
+                                        {"rate", rate_text(traffic.rate_per_s)},
+                                        {"arrival", "poisson"}};
   out.add("  \"traffic\": [" + group.dump() + "],",
           "default: each user at 1.5x the rate that fills the tightest limit");
 }

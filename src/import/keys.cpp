@@ -38,7 +38,7 @@ std::optional<std::string> key_for_identifier(std::string_view name) {
   if (has_word(words, {"ip", "ipv4", "ipv6", "remote", "forwarded", "addr", "address"}))
     return "ip";
   if (has_word(words, {"path", "uri", "url", "endpoint", "route"})) return "endpoint";
-  if (has_word(words, {"user", "userid", "uid", "consumer", "credential", "key", "apikey", "token",
+  if (has_word(words, {"user", "userid", "uid", "consumer", "credential", "api", "apikey", "token",
                        "client", "clientid", "tenant", "account", "customer", "org", "auth",
                        "authorization", "id", "sub", "subject"}))
     return "user";

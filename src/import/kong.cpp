@@ -23,15 +23,16 @@ std::string reference_of(const YAML::Node& value) {
   if (value.IsScalar()) return value.Scalar();
   if (value.IsMap())
     for (const char* field : {"name", "username", "id"})
-      if (value[field].IsScalar()) return value[field].Scalar();
+      if (field_of(value, field).IsScalar()) return field_of(value, field).Scalar();
   return "?";
 }
 
 std::string top_level_scope(const YAML::Node& plugin) {
   std::string scope;
   for (const char* entity : {"consumer", "route", "service"}) {
-    if (!plugin[entity].IsDefined() || plugin[entity].IsNull()) continue;
-    scope += (scope.empty() ? "" : ", ") + std::string(entity) + " " + reference_of(plugin[entity]);
+    if (!field_of(plugin, entity).IsDefined() || field_of(plugin, entity).IsNull()) continue;
+    scope += (scope.empty() ? "" : ", ") + std::string(entity) + " " +
+             reference_of(field_of(plugin, entity));
   }
   return scope.empty() ? "global" : scope;
 }
@@ -61,8 +62,9 @@ void collect_entities(const ConfigFile& file, const YAML::Node& list, const std:
   if (!list.IsSequence()) fail_at(file, list, kind + "s", "expected a list, got " + text_of(list));
   for (const YAML::Node& entity : list) {
     const std::string name = reference_of(entity);
-    collect(file, entity["plugins"], kind + " " + name, out, imported);
-    if (kind == "service") collect_entities(file, entity["routes"], "route", out, imported);
+    collect(file, field_of(entity, "plugins"), kind + " " + name, out, imported);
+    if (kind == "service")
+      collect_entities(file, field_of(entity, "routes"), "route", out, imported);
   }
 }
 
@@ -77,12 +79,12 @@ std::vector<KongPlugin> rate_limiting_plugins(const std::vector<ConfigFile>& fil
       fail_at(file, file.root, "_format_version",
               "missing (Kong's declarative configuration starts with _format_version: \"3.0\")");
     if (*version != "3.0" && *version != "2.1" && *version != "1.1")
-      fail_at(file, file.root["_format_version"], "_format_version",
+      fail_at(file, field_of(file.root, "_format_version"), "_format_version",
               fmt::format("expected \"3.0\", \"2.1\" or \"1.1\", got \"{}\"", *version));
-    collect(file, file.root["plugins"], "", plugins, imported);
-    collect_entities(file, file.root["services"], "service", plugins, imported);
-    collect_entities(file, file.root["routes"], "route", plugins, imported);
-    collect_entities(file, file.root["consumers"], "consumer", plugins, imported);
+    collect(file, field_of(file.root, "plugins"), "", plugins, imported);
+    collect_entities(file, field_of(file.root, "services"), "service", plugins, imported);
+    collect_entities(file, field_of(file.root, "routes"), "route", plugins, imported);
+    collect_entities(file, field_of(file.root, "consumers"), "consumer", plugins, imported);
   }
   return plugins;
 }
@@ -100,7 +102,7 @@ void import_periods(const ConfigFile& file, const YAML::Node& config, const std:
   for (const Period& period : kPeriods) {
     const auto value = number_field(file, config, period.name);
     if (!value) continue;
-    const YAML::Node node = config[period.name];
+    const YAML::Node node = field_of(config, period.name);
     const std::string at = where(file, node);
     if (period.window_us == 0 || *value < 1) {
       imported.warn(at, fmt::format("config.{}: {} not imported ({})", period.name, text_of(node),
@@ -129,7 +131,7 @@ struct LimitBy {
 
 LimitBy limit_by_of(const ConfigFile& file, const YAML::Node& config, Imported& imported) {
   const std::string value = string_field(file, config, "limit_by").value_or("consumer");
-  const YAML::Node node = config["limit_by"];
+  const YAML::Node node = field_of(config, "limit_by");
   const std::string at = node.IsDefined() ? where(file, node) : "default";
   std::string key;
   if (value == "consumer" || value == "credential") key = "user";
@@ -156,7 +158,7 @@ LimitBy limit_by_of(const ConfigFile& file, const YAML::Node& config, Imported& 
 
 void import_policy(const ConfigFile& file, const YAML::Node& config, Imported& imported) {
   std::string policy = string_field(file, config, "policy").value_or("local");
-  const YAML::Node node = config["policy"];
+  const YAML::Node node = field_of(config, "policy");
   if (policy != "local" && policy != "cluster" && policy != "redis")
     fail_at(file, node, "config.policy",
             fmt::format("expected one of \"local\", \"cluster\", \"redis\", got \"{}\"", policy));
@@ -174,29 +176,29 @@ void import_policy(const ConfigFile& file, const YAML::Node& config, Imported& i
   if (sync_rate && *sync_rate != -1) {
     const auto us = static_cast<DurationUs>(std::llround(*sync_rate * kUsPerS));
     if (*sync_rate < 0.02 || policy != "redis")
-      fail_at(file, config["sync_rate"], "config.sync_rate",
+      fail_at(file, field_of(config, "sync_rate"), "config.sync_rate",
               "Kong: sync_rate must be greater than 0.02, or -1 to disable, and is used with the "
               "redis policy only");
-    imported.param("sync_rate", format_duration(us),
-                   fmt::format("{} config.sync_rate: {} (seconds)",
-                               where(file, config["sync_rate"]), config["sync_rate"].Scalar()));
+    imported.param(
+        "sync_rate", format_duration(us),
+        fmt::format("{} config.sync_rate: {} (seconds)", where(file, field_of(config, "sync_rate")),
+                    field_of(config, "sync_rate").Scalar()));
   }
   const auto tolerant = bool_field(file, config, "fault_tolerant");
-  imported.param(
-      "fault_tolerant", tolerant.value_or(true),
-      tolerant ? fmt::format("{} config.fault_tolerant", where(file, config["fault_tolerant"]))
-               : "default: Kong's fault_tolerant true");
+  imported.param("fault_tolerant", tolerant.value_or(true),
+                 tolerant ? fmt::format("{} config.fault_tolerant",
+                                        where(file, field_of(config, "fault_tolerant")))
+                          : "default: Kong's fault_tolerant true");
   if (policy != "redis") return;
   // The redis block's timeout (ms); the deprecated redis_timeout says the same.
-  const YAML::Node redis = config["redis"];
-  const char* field = "redis.timeout";
-  auto timeout_ms = redis.IsMap() ? number_field(file, redis, "timeout") : std::nullopt;
-  YAML::Node node_timeout = redis.IsMap() ? redis["timeout"] : YAML::Node();
-  if (!timeout_ms) {
-    timeout_ms = number_field(file, config, "redis_timeout");
-    node_timeout = config["redis_timeout"];
-    field = "redis_timeout";
-  }
+  const YAML::Node redis = field_of(config, "redis");
+  // (yaml-cpp's Node assignment would rebind the node inside the document: chosen, not assigned.)
+  const bool legacy = !number_field(file, redis, "timeout").has_value();
+  const char* field = legacy ? "redis_timeout" : "redis.timeout";
+  const YAML::Node node_timeout =
+      legacy ? field_of(config, "redis_timeout") : field_of(redis, "timeout");
+  const auto timeout_ms =
+      legacy ? number_field(file, config, "redis_timeout") : number_field(file, redis, "timeout");
   const auto us = static_cast<DurationUs>(std::llround(timeout_ms.value_or(2000) * kUsPerMs));
   if (us < 1 || us > 60 * kUsPerS)
     fail_at(file, node_timeout, std::string("config.") + field,
@@ -243,7 +245,7 @@ bool known_config_field(const std::string& field) {
 
 void import_kong_config(const KongPlugin& plugin, Imported& imported) {
   const ConfigFile& file = *plugin.file;
-  const YAML::Node config = plugin.node["config"];
+  const YAML::Node config = field_of(plugin.node, "config");
   if (!config.IsMap())
     fail_at(file, plugin.node, "config",
             "expected the plugin's config map, got " + text_of(config));
@@ -274,12 +276,15 @@ Imported import_kong(const std::vector<ConfigFile>& files, const ImportSettings&
   imported.product = "Kong declarative configuration";
   imported.strategy = "kong";
   for (const ConfigFile& file : files) imported.files.push_back(file.path);
-  std::vector<KongPlugin> plugins = rate_limiting_plugins(files, imported);
-  std::erase_if(plugins, [&](const KongPlugin& plugin) {
-    if (bool_field(*plugin.file, plugin.node, "enabled").value_or(true)) return false;
-    imported.warn(where(*plugin.file, plugin.node), "a disabled rate-limiting plugin, skipped");
-    return true;
-  });
+  // Copied into a new list rather than erased in place: moving yaml-cpp nodes by assignment
+  // would rebind the nodes inside the document.
+  std::vector<KongPlugin> plugins;
+  for (const KongPlugin& plugin : rate_limiting_plugins(files, imported)) {
+    if (bool_field(*plugin.file, plugin.node, "enabled").value_or(true))
+      plugins.push_back(plugin);
+    else
+      imported.warn(where(*plugin.file, plugin.node), "a disabled rate-limiting plugin, skipped");
+  }
   if (plugins.empty())
     throw ScenarioError(fmt::format(
         "{}: no enabled rate-limiting plugin (global, or under a service, route or consumer)",

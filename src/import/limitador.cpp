@@ -15,7 +15,7 @@ namespace {
 std::vector<std::string> strings_of(const ConfigFile& file, const YAML::Node& limit,
                                     const char* field) {
   std::vector<std::string> out;
-  const YAML::Node list = limit[field];
+  const YAML::Node list = field_of(limit, field);
   if (!list.IsDefined() || list.IsNull()) return out;
   if (!list.IsSequence()) fail_at(file, list, field, "expected a list of strings");
   for (const YAML::Node& item : list) {
