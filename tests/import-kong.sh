@@ -54,4 +54,10 @@ code=$?
 set -e
 [ "$code" -eq 2 ] || fail "a YAML syntax error exited with $code, not 2"
 grep -q "bad.yml:3:1: syntax error" "$work/err.txt" || fail "no line and column: $(cat "$work/err.txt")"
+# An --out that cannot be written: exit code 3, and nothing half-written.
+set +e
+"$rlsim" import "$source_dir/scenarios/import/kong.yml" --out "$work/no-such-dir/kong.json" 2>"$work/err.txt"
+code=$?
+set -e
+[ "$code" -eq 3 ] || fail "an unwritable --out exited with $code, not 3"
 echo "import-kong: ok"
