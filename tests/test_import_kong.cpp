@@ -134,6 +134,9 @@ TEST_CASE("kong import: what Kong refuses is refused at its line and column") {
   CHECK(error_of("_format_version: \"3.0\"\nplugins:\n  - name: rate-limiting\n    config:\n"
                  "      second: five\n") ==
         "kong.yml:5:15: second: expected a number, got \"five\"");
+  CHECK(error_of("_format_version: \"3.0\"\nplugins:\n  - name: rate-limiting\n    config: "
+                 "{minute: 0}\n") ==
+        "kong.yml:4:22: config.minute: Kong: a period's limit must be greater than 0, got \"0\"");
   CHECK(error_of("_format_version: \"3.0\"\n") ==
         "kong.yml: no enabled rate-limiting plugin (global, or under a service, route or "
         "consumer)");

@@ -104,6 +104,9 @@ void import_periods(const ConfigFile& file, const YAML::Node& config, const std:
     if (!value) continue;
     const YAML::Node node = field_of(config, period.name);
     const std::string at = where(file, node);
+    if (*value <= 0)
+      fail_at(file, node, std::string("config.") + period.name,
+              "Kong: a period's limit must be greater than 0, got " + text_of(node));
     if (period.window_us == 0 || *value < 1) {
       imported.warn(at, fmt::format("config.{}: {} not imported ({})", period.name, text_of(node),
                                     *value < 1 ? "a limit below 1 request"
