@@ -2,7 +2,8 @@
 # The done-when of `rlsim import` (docs/import.md#kong), through the binary as a user runs it:
 # importing scenarios/import/kong.yml (minute 600, policy redis, sync_rate 0.5, fault_tolerant,
 # limit_by consumer) writes a scenario whose kong strategy has sync_rate 500ms and a 600 per minute
-# limit keyed by user (Kong's consumer), with no unmapped item, and `rlsim run` runs it.
+# limit keyed by user (Kong's consumer), with no unmapped item, and `rlsim run` runs it; an
+# unmappable item is warned and counted; bad input exits 2, an unwritable --out 3.
 # Usage: tests/import-kong.sh RLSIM SOURCE_DIR
 set -euo pipefail
 rlsim=$1
@@ -46,6 +47,14 @@ assert "config.sync_rate: 0.5 (seconds)" in text
 PY
 "$rlsim" run "$work/kong.json" --out "$work/report" >"$work/run.txt" || fail "rlsim run exited with $?"
 grep -q "kong" "$work/run.txt" || fail "the run's table does not show the kong strategy"
+# An item the model cannot take (Limitador's POST condition): a warning on stderr naming its line,
+# and unmapped 1 in --json, the scenario still written and exit code 0.
+"$rlsim" import "$source_dir/scenarios/import/limitador-limits.yaml" --out "$work/lim.json" --json \
+  >"$work/lim-summary.json" 2>"$work/lim-err.txt" || fail "importing the Limitador file exited with $?"
+python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); assert s["unmapped"] == 1, s' \
+  "$work/lim-summary.json" || fail "--json does not count the unmapped condition"
+grep -q "^rlsim: warning: .*limitador-limits.yaml:12:3: condition" "$work/lim-err.txt" ||
+  fail "no warning for the condition: $(cat "$work/lim-err.txt")"
 # A bad configuration: exit code 2 and the file, line and column.
 printf '_format_version: "3.0"\nplugins: [\n' >"$work/bad.yml"
 set +e
