@@ -62,7 +62,7 @@ void collect_entities(const ConfigFile& file, const YAML::Node& list, const std:
   if (!list.IsSequence()) fail_at(file, list, kind + "s", "expected a list, got " + text_of(list));
   for (const YAML::Node& entity : list) {
     const std::string name = reference_of(entity);
-    collect(file, field_of(entity, "plugins"), kind + " " + name, out, imported);
+    collect(file, field_of(entity, "plugins"), fmt::format("{} {}", kind, name), out, imported);
     if (kind == "service")
       collect_entities(file, field_of(entity, "routes"), "route", out, imported);
   }
