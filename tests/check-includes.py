@@ -22,8 +22,9 @@ LAYERS = {
     "report": {"core", "logs", "scenario", "world", "redis", "oracle"},
     "engine": {"core", "logs", "scenario", "redis", "world", "strategy", "oracle", "report"},
     "real": {"core", "logs", "scenario", "redis", "world", "strategy", "oracle", "report", "engine"},
+    "import": {"core", "logs", "scenario"},
     "app": {"core", "logs", "scenario", "redis", "world", "strategy", "oracle", "report", "engine",
-            "real"},
+            "real", "import"},
     "web": {"core", "logs", "scenario", "redis", "world", "strategy", "oracle", "report", "engine"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

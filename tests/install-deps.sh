@@ -3,7 +3,7 @@
 # Usage: tests/install-deps.sh [--build]
 #   --build: only what building and running the rlsim program needs (the README's first command):
 #            the compiler, CMake and the libraries (Lua 5.1 with cjson and bit, the Lua libraries
-#            Redis embeds).
+#            Redis embeds; yaml-cpp for `rlsim import`).
 #   default: that, and what the test suite needs: Catch2, python3 (tests/check-includes.py),
 #            redis-server for the real-Redis tests, GNU parallel for the sharded sweep test,
 #            prometheus (promtool) to load the OpenMetrics export, jq to read the decision trace,
@@ -14,7 +14,7 @@
 #            manual page), bash-completion.
 set -euo pipefail
 packages=(cmake make g++ pkg-config libcli11-dev libfmt-dev libasio-dev libhiredis-dev nlohmann-json3-dev
-  liblua5.1-0-dev lua-cjson-dev lua-bitop-dev)
+  liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libyaml-cpp-dev)
 if [ "${1:-}" != "--build" ]; then
   packages+=(catch2 python3 jq redis-server redis-tools parallel prometheus
     chromium libxml2-utils nginx-light haproxy wrk hey clang-format clang clang-tidy libclang-rt-14-dev

@@ -81,3 +81,29 @@ TEST_CASE("envoy_local: the oracle's bucket and Envoy's 50 ms minimum") {
   CHECK(field == "fill_interval");
   CHECK(error == "expected at least 50ms (Envoy's minimum), got 20000 us");
 }
+
+TEST_CASE("envoy_local parameters: fill_interval as Envoy's YAML writes it") {
+  const StrategyInfo* envoy = find_strategy("envoy_local");
+  REQUIRE(envoy != nullptr);
+  std::string field, error;
+  const auto proto = resolve_params(
+      *envoy, nlohmann::json{{"fill_interval", {{"seconds", 1}, {"nanos", 500000000}}}}, field,
+      error);
+  REQUIRE(proto);
+  CHECK(proto->at("fill_interval") == "1.5s");
+  const auto json_form =
+      resolve_params(*envoy, nlohmann::json{{"fill_interval", "0.250s"}}, field, error);
+  REQUIRE(json_form);
+  CHECK(ParamReader(*json_form).duration_us("fill_interval") == 250 * kUsPerMs);
+  // Whole microseconds only, and nothing but seconds and nanos.
+  for (const nlohmann::json& bad : {nlohmann::json{{"seconds", 1}, {"nanos", 1}},
+                                    nlohmann::json{{"minutes", 1}}, nlohmann::json(1)}) {
+    CHECK_FALSE(resolve_params(*envoy, nlohmann::json{{"fill_interval", bad}}, field, error));
+    CHECK_THAT(error,
+               Catch::Contains(R"(or {"seconds": 1, "nanos": 500000000} (protobuf's Duration))"));
+  }
+  // The check after the type: Envoy's 50 ms minimum, in either spelling.
+  CHECK_FALSE(resolve_params(*envoy, nlohmann::json{{"fill_interval", {{"nanos", 20000000}}}},
+                             field, error));
+  CHECK(error == "expected at least 50ms (Envoy's minimum), got 20000 us");
+}

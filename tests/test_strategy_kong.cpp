@@ -94,3 +94,38 @@ TEST_CASE("kong: a window that is not whole seconds stops the run before its fir
                     R"({"name": "kong", "policy": "redis"})");
   CHECK_THAT(h.strategy().fatal_error(), Catch::Contains("whole seconds"));
 }
+
+TEST_CASE("kong parameters: Kong's own spellings of sync_rate and limit_by") {
+  const StrategyInfo* kong = find_strategy("kong");
+  REQUIRE(kong != nullptr);
+  std::string field, error;
+  // sync_rate as Kong writes it, a number of seconds, becomes rlsim's duration; -1 is unset.
+  const auto seconds =
+      resolve_params(*kong, nlohmann::json{{"policy", "redis"}, {"sync_rate", 0.5}}, field, error);
+  REQUIRE(seconds);
+  CHECK(seconds->at("sync_rate") == "500ms");
+  const auto unset = resolve_params(*kong, nlohmann::json{{"sync_rate", -1}}, field, error);
+  REQUIRE(unset);
+  CHECK(unset->at("sync_rate").is_null());
+  CHECK_FALSE(resolve_params(*kong, nlohmann::json{{"sync_rate", "0.5"}}, field, error));
+  CHECK(field == "sync_rate");
+  CHECK_THAT(error, Catch::StartsWith("expected a duration such as \"250us\""));
+  CHECK_THAT(error, Catch::Contains("or a number of seconds such as 0.5 (-1: unset), got \"0.5\""));
+  // limit_by: Kong's words; header names no key rlsim's requests have.
+  CHECK_FALSE(resolve_params(*kong, nlohmann::json{{"limit_by", "kongsumer"}}, field, error));
+  CHECK(error ==
+        "expected one of \"consumer\", \"credential\", \"ip\", \"service\", \"path\", "
+        "\"header\", got \"kongsumer\"");
+  CHECK_FALSE(resolve_params(*kong, nlohmann::json{{"limit_by", "header"}}, field, error));
+  CHECK(field == "limit_by");
+  CHECK_THAT(error, Catch::StartsWith("rlsim's requests carry no headers"));
+}
+
+TEST_CASE("kong limit_by: the counter is keyed by Kong's identifier, not the limit's key") {
+  StrategyHarness h(kLimit3PerSecond, R"({"name": "kong", "policy": "redis", "limit_by": "ip"})");
+  h.request(0);
+  CHECK(h.pattern() == "1");
+  // User 0's client IP is 10.0.0.1 (IP id 0), and the key says ip.
+  CHECK(h.get("ratelimit:ip:10.0.0.1:" + std::to_string(kEpochUnixUs / kUsPerMs) + ":second") ==
+        "\"1\"");
+}

@@ -9,7 +9,11 @@
 namespace rlsim {
 
 const std::vector<CompletionRule>& completion_rules() {
+  // The first rule that matches wins: a subcommand's own before the "*" ones.
   static const std::vector<CompletionRule> rules{
+      {"import", "files", CompletionKind::kFiles},
+      {"import", "--out", CompletionKind::kFiles},
+      {"import", "--format", CompletionKind::kWords, "kong envoy_ratelimit envoy_local limitador"},
       {"*", "scenario", CompletionKind::kScenarioFiles},
       {"*", "--out", CompletionKind::kDirectories},
       {"run", "--metrics-out", CompletionKind::kFiles},

@@ -34,6 +34,7 @@ Subcommand sweep_subcommand();        // app/cmd_sweep.cpp
 Subcommand merge_subcommand();        // app/cmd_merge.cpp
 Subcommand check_subcommand();        // app/cmd_check.cpp
 Subcommand validate_subcommand();     // app/cmd_validate.cpp
+Subcommand import_subcommand();       // app/cmd_import.cpp
 Subcommand list_subcommand();         // app/cmd_list.cpp
 Subcommand explain_subcommand();      // app/cmd_explain.cpp
 Subcommand bench_subcommand();        // app/cmd_bench.cpp

@@ -140,9 +140,16 @@ StrategyInfo declare_envoy_local() {
              "bucket capacity and initial tokens (default: each limit's limit)"),
        param("tokens_per_fill", ParamType::kInt, nullptr,
              "tokens added per fill_interval, continuously (default: each limit's limit)"),
-       param("fill_interval", ParamType::kDuration, nullptr,
-             "the interval tokens_per_fill refer to, at least 50ms (default: each limit's "
-             "window)"),
+       ParamSpec{"fill_interval",
+                 ParamType::kDuration,
+                 nullptr,
+                 "the interval tokens_per_fill refer to, at least 50ms, as a duration (\"1s\", "
+                 "also Envoy's JSON form \"0.5s\") or Envoy's YAML object {\"seconds\": 1, "
+                 "\"nanos\": 0} (default: each limit's window)",
+                 {},
+                 false,
+                 "a string",
+                 NativeDuration::kProto},
        param("local_cluster_rate_limit", ParamType::kBool, false,
              "true: the limit is shared by the instances, each request costing N tokens")},
       Algorithm::kTokenBucket,

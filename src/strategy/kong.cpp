@@ -28,12 +28,25 @@ struct KongParams {
   KongPolicy policy = KongPolicy::kLocal;
   std::optional<DurationUs> sync_rate_us;  // nullopt: Kong's -1, every request reads and counts
   bool fault_tolerant = true;
+  // limit_by (handler.lua get_identifier) as the key kind it counts per; nullopt: each limit's
+  // key. "header" has no key kind (rlsim's requests carry no headers): check_kong refuses it.
+  std::optional<LimitKey> limit_by;
 };
 
 KongParams parse_kong_params(const ParamReader& params) {
+  std::optional<LimitKey> limit_by;
+  if (params.is_set("limit_by") && params.string("limit_by") != "header") {
+    limit_by = params.choice<LimitKey>("limit_by", {{"consumer", LimitKey::kUser},
+                                                    {"credential", LimitKey::kUser},
+                                                    {"ip", LimitKey::kIp},
+                                                    {"service", LimitKey::kGlobal},
+                                                    {"path", LimitKey::kEndpoint},
+                                                    {"header", LimitKey::kUser}});
+  }
   return KongParams{params.choice<KongPolicy>(
                         "policy", {{"local", KongPolicy::kLocal}, {"redis", KongPolicy::kRedis}}),
-                    params.optional_duration_us("sync_rate"), params.boolean("fault_tolerant")};
+                    params.optional_duration_us("sync_rate"), params.boolean("fault_tolerant"),
+                    limit_by};
 }
 
 // The usage read: INCR, EXPIRE on the first hit, the count before this request
@@ -161,9 +174,10 @@ class Kong final : public Strategy, public EventTarget {
     const Limit& limit = env_.limits[index];
     const std::int64_t window_s = std::max<std::int64_t>(limit.window_us / kUsPerS, 1);
     // ratelimit:<kind>:<identifier>:<period start in ms>:<period>: Kong's route and service ids
-    // are replaced by the limit's key kind (user, ip, endpoint, global).
-    std::string key = fmt::format("ratelimit:{}:", to_string(limit.key));
-    env_.catalog.append_key_text(key, request, limit.key);
+    // are replaced by the key kind (limit_by's, else the limit's: user, ip, endpoint, global).
+    const LimitKey kind = params_.limit_by.value_or(limit.key);
+    std::string key = fmt::format("ratelimit:{}:", to_string(kind));
+    env_.catalog.append_key_text(key, request, kind);
     key += fmt::format(":{}:{}", now_s / window_s * window_s * 1000, periods_[index]);
     return key;
   }
@@ -267,6 +281,13 @@ class Kong final : public Strategy, public EventTarget {
 // Kong: sync_rate "must be greater than 0.02, or -1 to disable" (0.02 itself is accepted).
 bool check_kong(const ParamReader& params, const std::string&, std::string& field,
                 std::string& error) {
+  if (params.is_set("limit_by") && params.string("limit_by") == "header") {
+    field = "limit_by";
+    error =
+        "rlsim's requests carry no headers: for a header that identifies the client (an API key) "
+        "use \"consumer\" (the key user), else \"ip\" (Kong falls back to the client IP)";
+    return false;
+  }
   const KongParams kong = parse_kong_params(params);
   if (kong.sync_rate_us && kong.policy != KongPolicy::kRedis) {
     field = "sync_rate";
@@ -314,9 +335,25 @@ StrategyInfo declare_kong() {
                  "local: a counter per instance; redis: one counter in Redis",
                  {"local", "redis"},
                  false},
-       param("sync_rate", ParamType::kDuration, nullptr,
-             "redis only: sync the local deltas every this long, at least 20ms (Kong's "
-             "sync_rate in seconds; unset: Kong's -1, every request reads and counts)"),
+       ParamSpec{"sync_rate",
+                 ParamType::kDuration,
+                 nullptr,
+                 "redis only: sync the local deltas every this long, at least 20ms, as a duration "
+                 "(\"500ms\") or Kong's number of seconds (0.5); unset or -1: Kong's -1, every "
+                 "request reads and counts",
+                 {},
+                 false,
+                 "a string",
+                 NativeDuration::kSeconds},
+       ParamSpec{"limit_by",
+                 ParamType::kEnum,
+                 nullptr,
+                 "what Kong counts per, in its own words: consumer and credential (the key "
+                 "user), ip, service (one counter: global), path (endpoint); unset: each limit's "
+                 "key. A limit_by other than the limit's key is counted as Kong would, and the "
+                 "oracle still judges by the limit's key",
+                 {"consumer", "credential", "ip", "service", "path", "header"},
+                 false},
        param("fault_tolerant", ParamType::kBool, true,
              "true: a failed Redis call lets the request through; false: it fails (denied)")},
       Algorithm::kFixedWindow,

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace rlsim {
 
 const char* to_string(ParamType type) {
@@ -177,6 +179,55 @@ std::optional<BreakerSpec> ParamReader::breaker(std::string& field, std::string&
 
 namespace {
 
+constexpr DurationUs kMaxNativeDurationUs = 24 * kUsPerHour;
+
+// A number of seconds (kSeconds) or a {"seconds", "nanos"} object (kProto) as microseconds;
+// nullopt when `value` is neither or out of range. Kong's -1 ("unset") is handled by the caller.
+std::optional<DurationUs> native_duration_us(const nlohmann::json& value, NativeDuration native) {
+  if (native == NativeDuration::kSeconds && value.is_number()) {
+    const double us = value.get<double>() * static_cast<double>(kUsPerS);
+    if (!(us >= 1.0 && us <= static_cast<double>(kMaxNativeDurationUs))) return std::nullopt;
+    return static_cast<DurationUs>(std::llround(us));
+  }
+  if (native != NativeDuration::kProto || !value.is_object()) return std::nullopt;
+  std::int64_t seconds = 0;
+  std::int64_t nanos = 0;
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    if (!it.value().is_number_integer() || (it.key() != "seconds" && it.key() != "nanos"))
+      return std::nullopt;
+    (it.key() == "seconds" ? seconds : nanos) = it.value().get<std::int64_t>();
+  }
+  // Whole microseconds, as every rlsim duration.
+  if (seconds < 0 || nanos < 0 || nanos > 999'999'999 || nanos % 1000 != 0 ||
+      seconds > kMaxNativeDurationUs / kUsPerS)
+    return std::nullopt;
+  const DurationUs us = seconds * kUsPerS + nanos / 1000;
+  if (us <= 0 || us > kMaxNativeDurationUs) return std::nullopt;
+  return us;
+}
+
+// Kong's sync_rate -1: the parameter is unset.
+bool is_native_unset(const ParamSpec& spec, const nlohmann::json& value) {
+  return spec.native == NativeDuration::kSeconds && value.is_number() && value.get<double>() == -1;
+}
+
+bool duration_ok(const ParamSpec& spec, const nlohmann::json& value, std::string& expected) {
+  expected = fmt::format("a duration such as {}", kDurationSpellings);
+  if (spec.native == NativeDuration::kSeconds)
+    expected += ", or a number of seconds such as 0.5 (-1: unset)";
+  if (spec.native == NativeDuration::kProto)
+    expected += R"(, or {"seconds": 1, "nanos": 500000000} (protobuf's Duration))";
+  if (value.is_string()) return parse_duration(value.get<std::string>()).has_value();
+  return is_native_unset(spec, value) || native_duration_us(value, spec.native).has_value();
+}
+
+// The value resolve_params keeps: a native duration as rlsim's duration string (null for -1).
+nlohmann::json normalised(const ParamSpec& spec, const nlohmann::json& value) {
+  if (spec.type != ParamType::kDuration || value.is_string()) return value;
+  if (is_native_unset(spec, value)) return nullptr;
+  return format_duration(*native_duration_us(value, spec.native));
+}
+
 bool is_enum_choice(const ParamSpec& spec, const nlohmann::json& value, std::string& expected) {
   for (const auto& choice : spec.choices) {
     expected += (expected.empty() ? "one of " : ", ") + fmt::format("\"{}\"", choice);
@@ -196,8 +247,7 @@ bool param_type_ok(const ParamSpec& spec, const nlohmann::json& value, std::stri
       return value.is_number_integer() && value.get<std::int64_t>() > 0 &&
              value.get<std::int64_t>() <= ScenarioBounds::kMaxLimitValue;
     case ParamType::kDuration:
-      expected = fmt::format("a duration such as {}", kDurationSpellings);
-      return value.is_string() && parse_duration(value.get<std::string>()).has_value();
+      return duration_ok(spec, value, expected);
     case ParamType::kRate: {
       expected = "a rate such as \"100/m\" or \"2.5/s\"";
       if (!value.is_string()) return false;
@@ -266,7 +316,7 @@ std::optional<nlohmann::json> resolve_params(const StrategyInfo& info, const nlo
     if (spec->type == ParamType::kStringArray &&
         !string_elements_ok(*spec, it.value(), error_field, error))
       return std::nullopt;
-    resolved[it.key()] = it.value();
+    resolved[it.key()] = normalised(*spec, it.value());
   }
   for (const auto& p : info.params) {
     if (resolved.contains(p.name)) continue;

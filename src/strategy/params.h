@@ -39,6 +39,15 @@ enum class ParamType {
 // "number": the names `rlsim explain` prints.
 const char* to_string(ParamType type);
 
+// A kDuration parameter's spellings besides rlsim's duration strings: the product's own, so that a
+// value copied from its configuration is accepted as it is (docs/import.md#native-spellings).
+// resolve_params turns either into the duration string, so strategies read one form.
+enum class NativeDuration {
+  kNone,
+  kSeconds,  // a JSON number of seconds, or -1 for "unset" (Kong's sync_rate: 0.5, -1)
+  kProto,    // google.protobuf.Duration as YAML/JSON object: {"seconds": 1, "nanos": 0}
+};
+
 struct ParamSpec {
   std::string name;
   ParamType type = ParamType::kString;
@@ -49,6 +58,7 @@ struct ParamSpec {
   // For kStringArray: what each element must be, as the error for a non-string element says it
   // ("expected <element>, got 5", at "<name>[<index>]").
   std::string element = "a string";
+  NativeDuration native = NativeDuration::kNone;  // for kDuration
 };
 
 // A parameter with a default (an optional one).
@@ -79,6 +89,8 @@ class ParamReader {
   std::optional<DurationUs> optional_duration_us(std::string_view name) const;
   // kRate whose default is null ("each limit's limit per window"): nullopt when not given.
   std::optional<double> optional_rate_per_s(std::string_view name) const;
+  // Whether an optional parameter whose default is null was given.
+  bool is_set(std::string_view name) const { return !at(name).is_null(); }
   const std::string& string(std::string_view name) const;              // kString, kPath
   std::vector<std::string> string_array(std::string_view name) const;  // kStringArray
   // kEnum: the value `values` maps the parameter's text to; every declared choice must be mapped.
