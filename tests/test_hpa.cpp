@@ -57,9 +57,12 @@ TEST_CASE("hpa: a constant 400/s against a target of 50 per pod goes 2, 6, 8 and
 TEST_CASE("hpa: a ratio within the tolerance keeps the count, one just outside moves it") {
   const AutoscaleSpec spec = hpa_spec(100, 1, 50);
   HpaController hpa(spec);
-  CHECK(hpa.evaluate(15 * kUsPerS, pods(10, std::vector<double>(10, 110))).desired == 10);
-  // 111/100 = 1.11 > 1.1: ceil(1.11 x 10) = 12.
-  CHECK(hpa.evaluate(30 * kUsPerS, pods(10, std::vector<double>(10, 111))).desired == 12);
+  CHECK(hpa.evaluate(15 * kUsPerS, pods(10, std::vector<double>(10, 109))).desired == 10);
+  // 110/100 is 1.1 on paper, but |1 - 1.1| is 0.10000000000000009 in doubles (as in the
+  // controller's Go float64), above the tolerance 0.1: ceil(1.1 x 10) = 11.
+  CHECK(hpa.evaluate(16 * kUsPerS, pods(10, std::vector<double>(10, 110))).desired == 11);
+  // 111/100 = 1.11 > 1.1: ceil(1.11 x 11) = 13.
+  CHECK(hpa.evaluate(30 * kUsPerS, pods(11, std::vector<double>(11, 111))).desired == 13);
 }
 
 TEST_CASE("hpa: scale-down waits for the highest recommendation of the last 300 s") {

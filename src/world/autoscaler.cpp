@@ -139,6 +139,12 @@ void Autoscaler::instance_ready(std::uint64_t ticket) {
   record_count();
 }
 
-void Autoscaler::record_count() { instance_counts_.emplace_back(sim_.now(), pool_.active_count()); }
+// Instances ready at the same instant are one change in the series.
+void Autoscaler::record_count() {
+  if (!instance_counts_.empty() && instance_counts_.back().first == sim_.now())
+    instance_counts_.back().second = pool_.active_count();
+  else
+    instance_counts_.emplace_back(sim_.now(), pool_.active_count());
+}
 
 }  // namespace rlsim
