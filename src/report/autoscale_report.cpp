@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "report/rounding.h"
+#include "report/svg_chart.h"
 
 namespace rlsim {
 
@@ -76,6 +77,37 @@ std::string autoscale_notes(const RunResult& result) {
         changes.empty() ? "; no change" : ": ", changes.empty() ? "" : changes.substr(2));
   }
   return out;
+}
+
+std::string autoscale_html(const RunResult& result) {
+  const Scenario& scenario = *result.scenario;
+  if (!scenario.instances.autoscale.enabled) return "";
+  const AutoscaleSpec& spec = scenario.instances.autoscale;
+  std::string out = fmt::format(
+      "<h2>Autoscaler</h2>\n<p class=\"meta\">The HorizontalPodAutoscaler's algorithm on {} "
+      "(target {:g} per instance, {} to {} replicas, a sync every {}): the syncs that changed the "
+      "replica count. Every sync is in report.json's <code>autoscale.decisions</code>.</p>\n",
+      to_string(spec.metric), spec.target_average_value, spec.min_replicas, spec.max_replicas,
+      format_duration(spec.sync_period_us));
+  std::string rows;
+  for (const StrategyResult& strategy : result.strategies) {
+    if (!strategy.autoscale) continue;
+    for (const HpaDecision& d : *strategy.autoscale) {
+      if (d.desired == d.current_replicas) continue;
+      rows += fmt::format(
+          "<tr><td>{}</td><td>{:g}</td><td>{}</td><td>{}</td><td>{:g}</td><td>{:g}</td><td>{}</td>"
+          "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
+          xml_escape(strategy.label), to_seconds(d.at_us), d.current_replicas, d.ready_pods,
+          round4(d.metric), round4(d.usage_ratio), d.recommendation, d.stabilized, d.desired,
+          d.reason);
+    }
+  }
+  if (rows.empty()) return out + "<p id=\"autoscale\">No sync changed the replica count.</p>\n";
+  out += "<div class=\"table-wrap\"><table id=\"autoscale\">\n<thead><tr>";
+  for (const char* heading : {"strategy", "time s", "replicas", "ready", "metric", "ratio",
+                              "recommended", "stabilized", "desired", "reason"})
+    out += fmt::format("<th>{}</th>", heading);
+  return out + "</tr></thead>\n<tbody>\n" + rows + "</tbody>\n</table></div>\n";
 }
 
 }  // namespace rlsim

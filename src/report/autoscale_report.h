@@ -16,4 +16,8 @@ nlohmann::ordered_json autoscale_json(const StrategyResult& result, const Scenar
 // One line per strategy run with an autoscaler ("" without one).
 std::string autoscale_notes(const RunResult& result);
 
+// The HTML report's "Autoscaler" section: a table of the syncs that changed the replica count,
+// per strategy ("" without an autoscaler).
+std::string autoscale_html(const RunResult& result);
+
 }  // namespace rlsim

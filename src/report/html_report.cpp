@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "report/alerts.h"
+#include "report/autoscale_report.h"
 #include "report/fault_report.h"
 #include "report/overshoot_cap.h"
 #include "report/partial.h"
@@ -197,6 +198,7 @@ std::string report_html(const RunResult& result, const std::string& reproduce) {
   if (const std::string shadow = shadow_notes(result); !shadow.empty())
     out += fmt::format("<pre id=\"shadow\">{}</pre>\n", xml_escape(shadow));
   out += alert_html(result);
+  out += autoscale_html(result);
 
   out += "<h2>Over time</h2>\n";
   for (const auto& chart : report_charts(result)) out += render_svg(chart);
