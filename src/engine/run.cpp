@@ -21,6 +21,7 @@
 #include "oracle/alert_series.h"
 #include "oracle/oracle.h"
 #include "oracle/verdict_watch.h"
+#include "world/autoscaler.h"
 #include "world/deployment.h"
 #include "world/instances.h"
 #include "world/replay_source.h"
@@ -153,6 +154,9 @@ class StrategyRun final : public RequestSink, public EventTarget {
     // Only a scenario with retrying clients has them: the others schedule nothing more.
     if (RetryClients::wanted(scenario.traffic))
       retries_.emplace(sim_, scenario.traffic, seed, scenario.duration_us, *this);
+    if (scenario.instances.autoscale.enabled)
+      autoscaler_.emplace(scenario.instances.autoscale, sim_, pool_, *strategy_,
+                          scenario.duration_us, result_.instance_counts);
   }
 
   void start() {
@@ -161,6 +165,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     const auto& schedule = scenario_.instances.schedule;
     for (std::size_t i = 0; i < schedule.size(); ++i) sim_.schedule(schedule[i].at_us, this, i);
     faults_.start();
+    if (autoscaler_) autoscaler_->start();
     for (auto& source : sources_) source->start();
     for (auto& replay : replays_) replay->start();
   }
@@ -229,6 +234,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     if (alert_watch_) result_.alert_series = alert_watch_->series();
     if (retries_) result_.retries = retries_->result();
     if (!replays_.empty()) result_.replay = replay_result();
+    if (autoscaler_) result_.autoscale = autoscaler_->decisions();
     return std::move(result_);
   }
 
@@ -253,6 +259,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     pending->instance = &pool_.route(request);
     pending->run = this;
     ++pending->instance->inflight;
+    if (autoscaler_) autoscaler_->on_routed(pending->instance->id, sim_.now());
     // The decision's Redis calls are made on this instance's connections (pool, partitions).
     deployment_.set_current_client(pending->instance->id);
     strategy_->decide(request, *pending->instance).start_detached(&StrategyRun::decided, pending);
@@ -321,6 +328,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
       run.observers_[i]->on_decided({pending->request, outcome, now_us, active, mark});
     }
     if (run.retries_) run.retries_->on_decided(pending->request, outcome.allowed, now_us);
+    if (run.autoscaler_ && !lost)
+      run.autoscaler_->on_decided(pending->instance->id, outcome.allowed, now_us);
     if (pending->instance != nullptr) --pending->instance->inflight;
     run.free_.push_back(pending);
   }
@@ -373,6 +382,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
   bool shadow_ = false;                      // "mode": "shadow": every request is admitted
   std::optional<ShadowWatch> shadow_watch_;  // a shadow run, or the enforcing run paired with one
   std::optional<RetryClients> retries_;      // when some traffic group has `retry`
+  std::optional<Autoscaler> autoscaler_;     // when the scenario has instances.autoscale
   std::vector<std::unique_ptr<ReplaySource>> replays_;  // the traffic[].replay groups
   VerdictWatch verdicts_;  // an observer when the scenario replays a log
 

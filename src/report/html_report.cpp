@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "report/alerts.h"
+#include "report/autoscale_report.h"
 #include "report/fault_report.h"
 #include "report/overshoot_cap.h"
 #include "report/partial.h"
@@ -118,10 +119,20 @@ std::vector<Chart> report_charts(const RunResult& result) {
     instances.y_label = "instances";
     instances.x_max = x_max;
     instances.bands = fault_bands(scenario, axis.divisor_us);
-    ChartSeries series{"instances", palette[2], {}, true, false};
-    for (const auto& [at_us, count] : result.strategies.front().instance_counts)
-      series.points.emplace_back(static_cast<double>(at_us) / axis.divisor_us, count);
-    instances.series.push_back(std::move(series));
+    // With an autoscaler each strategy's run scales on its own traffic: one line each.
+    const std::size_t lines =
+        scenario.instances.autoscale.enabled ? result.strategies.size() : std::size_t{1};
+    for (std::size_t i = 0; i < lines; ++i) {
+      const StrategyResult& strategy = result.strategies[i];
+      ChartSeries series{lines == 1 ? "instances" : strategy.label,
+                         lines == 1 ? palette[2] : palette[i % palette.size()],
+                         {},
+                         true,
+                         false};
+      for (const auto& [at_us, count] : strategy.instance_counts)
+        series.points.emplace_back(static_cast<double>(at_us) / axis.divisor_us, count);
+      instances.series.push_back(std::move(series));
+    }
     charts.push_back(std::move(instances));
   }
   append_detail_charts(result, axis.divisor_us, axis.unit, charts);
@@ -187,6 +198,7 @@ std::string report_html(const RunResult& result, const std::string& reproduce) {
   if (const std::string shadow = shadow_notes(result); !shadow.empty())
     out += fmt::format("<pre id=\"shadow\">{}</pre>\n", xml_escape(shadow));
   out += alert_html(result);
+  out += autoscale_html(result);
 
   out += "<h2>Over time</h2>\n";
   for (const auto& chart : report_charts(result)) out += render_svg(chart);

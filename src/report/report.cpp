@@ -8,6 +8,7 @@
 
 #include "core/terminal_text.h"
 #include "report/alerts.h"
+#include "report/autoscale_report.h"
 #include "report/fault_report.h"
 #include "report/overshoot_cap.h"
 #include "report/partial.h"
@@ -104,6 +105,7 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
                        {"p99", totals.latency_us.quantile(0.99)},
                        {"max", totals.latency_us.max()}};
   if (result.retries) out["retries"] = retries_json(*result.retries);
+  if (result.autoscale) out["autoscale"] = autoscale_json(result, scenario);
   if (result.replay) out["replay"] = replay_json(*result.replay);
   out["strategy_metrics"] = result.strategy_metrics;
   if (result.redis_side) {
@@ -229,6 +231,8 @@ std::string notes_table(const RunResult& result) {
 // the alerts.
 std::string event_notes(const RunResult& result) {
   std::string out = fault_notes(result);
+  if (const std::string autoscale = autoscale_notes(result); !autoscale.empty())
+    out += "\n" + autoscale;
   if (const std::string shadow = shadow_notes(result); !shadow.empty()) out += "\n" + shadow;
   return out + alert_notes(result);
 }

@@ -12,6 +12,7 @@
 #include "oracle/oracle.h"
 #include "redis/store.h"
 #include "scenario/model.h"
+#include "world/hpa.h"
 #include "world/results.h"
 
 namespace rlsim {
@@ -49,10 +50,11 @@ struct StrategyResult {
   // measured them.
   std::optional<RedisSideResult> redis_side;
   std::optional<ClockResult> clock;  // clock attribution and error series (docs/clocks.md)
-  std::optional<std::vector<RegionResult>> regions;  // per region (docs/regions.md)
-  std::optional<ShadowResult> shadow;                // set for a shadow run only
-  std::optional<RetryResult> retries;                // set when some traffic group has `retry`
-  std::optional<ReplayResult> replay;                // set when some traffic group has `replay`
+  std::optional<std::vector<RegionResult>> regions;   // per region (docs/regions.md)
+  std::optional<ShadowResult> shadow;                 // set for a shadow run only
+  std::optional<RetryResult> retries;                 // set when some traffic group has `retry`
+  std::optional<ReplayResult> replay;                 // set when some traffic group has `replay`
+  std::optional<std::vector<HpaDecision>> autoscale;  // every sync of instances.autoscale
   // Set for a shadow run and its enforcing partner; not written to the JSON.
   std::shared_ptr<const RequestDecisions> decisions;
   // An FNV-1a-style hash over the decision stream (request id, decision time, allowed, denied_by,

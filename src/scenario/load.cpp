@@ -9,6 +9,7 @@
 #include "scenario/alerts.h"
 #include "scenario/faults.h"
 #include "scenario/json_text.h"
+#include "scenario/load_autoscale.h"
 #include "scenario/load_clocks.h"
 #include "scenario/load_regions.h"
 #include "scenario/load_replay.h"
@@ -83,6 +84,9 @@ InstancesSpec read_instances(const json& value, const std::string& file, Duratio
     spec.clock.configured = true;
     clock_reader.reject_unknown();
   }
+  spec.autoscale = read_autoscale(reader);
+  if (spec.autoscale.enabled && !spec.schedule.empty())
+    reader.fail("instances.autoscale", "not supported together with \"schedule\"");
   reader.reject_unknown();
   return spec;
 }
@@ -465,6 +469,8 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
   read_regions(reader, scenario);
   if (scenario.redis.cluster_nodes > 0 && scenario.regions.enabled())
     reader.fail("redis.cluster", "not supported together with \"regions\" yet");
+  if (scenario.instances.autoscale.enabled && scenario.regions.enabled())
+    reader.fail("instances.autoscale", "not supported together with \"regions\" yet");
   read_scenario_faults(reader.find("faults"), reader.find("clock_faults"), file, scenario);
   scenario.alerts = read_alerts(reader.find("alerts"), file, scenario.duration_us);
 

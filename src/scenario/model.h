@@ -10,6 +10,7 @@
 
 #include "core/time.h"
 #include "logs/log_reader.h"
+#include "scenario/autoscale_spec.h"
 #include "scenario/clock_spec.h"
 #include "scenario/region_spec.h"
 
@@ -82,6 +83,7 @@ struct InstancesSpec {
   DurationUs clock_spread_us = 0;         // otherwise uniform in [-spread, +spread]
   ClockSpec clock;                     // ntp, clock faults (from `faults`), attribution threshold
   std::vector<std::uint32_t> regions;  // region of instance id i (empty: no regions)
+  AutoscaleSpec autoscale;             // `autoscale` (world/autoscaler.h); not with a schedule
 };
 
 enum class BalancerPolicy { kRoundRobin, kRandom, kLeastInflight, kSticky };
