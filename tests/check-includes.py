@@ -22,8 +22,10 @@ LAYERS = {
     "report": {"core", "logs", "scenario", "world", "redis", "oracle"},
     "engine": {"core", "logs", "scenario", "redis", "world", "strategy", "oracle", "report"},
     "real": {"core", "logs", "scenario", "redis", "world", "strategy", "oracle", "report", "engine"},
+    "search": {"core", "logs", "scenario", "redis", "world", "strategy", "oracle", "report",
+               "engine"},
     "app": {"core", "logs", "scenario", "redis", "world", "strategy", "oracle", "report", "engine",
-            "real"},
+            "real", "search"},
     "web": {"core", "logs", "scenario", "redis", "world", "strategy", "oracle", "report", "engine"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
