@@ -41,6 +41,7 @@ struct SearchOptions {
   std::string out_dir;
   std::vector<std::string> sets;
   double keep_share = 0.95;
+  bool paced = false;
   std::string goal, over;  // goal seeking: "overshoot<=1.1", "strategies[0].sync_rate=20ms..2s"
 };
 
@@ -164,6 +165,7 @@ int command_goal(const SearchOptions& options, const SearchSettings& search) {
   const unsigned jobs = options.jobs == 0 ? default_jobs() : options.jobs;
   GoalSettings settings;
   settings.search = search;
+  settings.paced = options.paced;
   const GoalOutcome outcome =
       seek_goal(document, options.scenario_path, options.label, search.seed, goal, range, settings,
                 [jobs](std::size_t count, const std::function<void(std::size_t)>& job) {
@@ -198,7 +200,7 @@ int command_search(const SearchOptions& options) {
       options.seed.value_or(document.contains("seed") ? document["seed"].get<std::uint64_t>() : 1);
   const SearchProblem problem =
       make_problem(document, options.scenario_path, options.label,
-                   maximize ? options.maximize : options.minimize, maximize, seed);
+                   maximize ? options.maximize : options.minimize, maximize, seed, options.paced);
   const unsigned jobs = options.jobs == 0 ? default_jobs() : options.jobs;
   const RunJobs run_jobs = [jobs](std::size_t count, const std::function<void(std::size_t)>& job) {
     run_parallel(count, jobs, job);
@@ -260,6 +262,8 @@ Subcommand search_subcommand() {
         cli.add_option("--out", options->out_dir,
                        "Directory for scenario.json, requests.csv, search.json, search.md and "
                        "trajectory.svg (default: reports/<scenario name>-search)");
+        cli.add_flag("--paced", options->paced,
+                     "The budget as a steady rate: requests at least 1/rate apart, no bursts");
         cli.add_option("--goal", options->goal,
                        "METRIC<=X or METRIC>=X: find a value of --over's field meeting it under "
                        "the worst case found (--budget is per worst-case search)");

@@ -34,10 +34,14 @@ std::optional<AnalyticBound> limit_bound(const SearchProblem& problem, const Lim
                                       "the next"
                                     : "2L / L = 2: an aligned window is a window-long interval, "
                                       "where a fixed window admits at most 2L"};
+  // The log holds at most L stamps in any window-long interval of the stamps' time, but the
+  // oracle counts decision times: stamps made within one spread of decision delays (round trip,
+  // queueing at Redis) of a window's start can be decided inside the next window-long interval.
   if (name == "redis_sliding_log")
-    return AnalyticBound{1,
-                         "L / L = 1: at most L stamps in any window-long interval of the "
-                         "stamps' time (see docs/search.md for the round trip's share)"};
+    return AnalyticBound{2,
+                         "(L + L) / L = 2: L stamps in any window-long interval of the stamps' "
+                         "time, plus at most L more stamped within one spread of decision "
+                         "delays of its start (docs/search.md#bounds)"};
   if (info.bucket_shape && !info.per_instance_limit) {
     const BucketShape shape = info.bucket_shape(ParamReader(problem.strategy.params), limit);
     const double window_s = static_cast<double>(limit.window_us) / kUsPerS;

@@ -1,6 +1,7 @@
 #pragma once
 // Known analytic worst cases beside what the search finds (docs/search.md#bounds): a fixed window
-// admits at most 2L in any window-long interval, an exact sliding log L, a token bucket or GCRA
+// admits at most 2L in any window-long interval, an exact sliding log L on its stamps' clock (2L
+// on decision times, the round trip's share), a token bucket or GCRA
 // C + r x W, N counters in N processes N x L per window (2N x L in any window-long interval). A
 // finding above its bound is a bug in the bound or in the model, and the report says so loudly.
 #include <optional>

@@ -33,7 +33,7 @@ std::size_t strategy_index(const Scenario& scenario, const std::string& label) {
 
 SearchProblem make_problem(const ordered_json& document, const std::string& file,
                            const std::string& label, const std::string& metric, bool maximize,
-                           std::uint64_t seed) {
+                           std::uint64_t seed, bool paced) {
   SearchProblem problem;
   problem.document = document;
   problem.file = file;
@@ -45,7 +45,7 @@ SearchProblem make_problem(const ordered_json& document, const std::string& file
   problem.metric = metric;
   problem.maximize = maximize;
   problem.seed = seed;
-  problem.space = default_space(problem.scenario);
+  problem.space = default_space(problem.scenario, paced);
   // The metric must name a number in the report: check it on one request.
   Candidate first = empty_candidate(problem.scenario, problem.space);
   first.arrivals.push_back({0, 0});

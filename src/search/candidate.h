@@ -26,12 +26,13 @@ struct SearchProblem {
   SearchSpace space;
 };
 
-// Builds the problem for the strategy labelled `label` of `document` (at `file`). Throws
+// Builds the problem for the strategy labelled `label` of `document` (at `file`); `paced`: the
+// budget as a steady rate (SearchSpace::min_gap_us). Throws
 // ScenarioError for an unknown label, an unsearchable scenario (default_space) or a metric path
 // that does not resolve to a number in the strategy's report of a first candidate.
 SearchProblem make_problem(const nlohmann::ordered_json& document, const std::string& file,
                            const std::string& label, const std::string& metric, bool maximize,
-                           std::uint64_t seed);
+                           std::uint64_t seed, bool paced = false);
 
 // The request list's name beside the written scenario.
 inline constexpr const char* kSearchRequestsFile = "requests.csv";

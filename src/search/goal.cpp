@@ -120,6 +120,7 @@ class GoalSeeker {
   std::vector<double> worst_at(const std::vector<double>& xs);
   double hard_end() const;
   double bisect(double meeting_x, double failing_x);
+  GoalOutcome verify_safe_end(double safe);
 
   const ordered_json& document_;
   const std::string& file_;
@@ -138,7 +139,7 @@ SearchProblem GoalSeeker::problem_at(double x) const {
   ordered_json document = document_;
   apply_setting(document, range_.path, range_value(range_, x));
   // The worst case for METRIC<=X is the largest value.
-  return make_problem(document, file_, label_, goal_.metric, goal_.at_most, seed_);
+  return make_problem(document, file_, label_, goal_.metric, goal_.at_most, seed_, settings_.paced);
 }
 
 SearchOutcome GoalSeeker::search_at(double x, int round) {
@@ -225,6 +226,21 @@ GoalOutcome GoalSeeker::run() {
                     out_.met ? ": the goal holds" : ": broken, searching again"));
     if (out_.met) return out_;
   }
+  return verify_safe_end(safe);
+}
+
+// The rounds ran out: the safe end itself, if a search there keeps the goal.
+GoalOutcome GoalSeeker::verify_safe_end(double safe) {
+  const SearchOutcome verify = search_at(safe, settings_.rounds + 1);
+  out_.x = safe;
+  out_.value = value_text(range_value(range_, safe));
+  out_.verified_worst = verify.best_value;
+  out_.met = meets(goal_, verify.best_value);
+  out_.rounds.push_back(
+      fmt::format("last: {}={}, the end of the range that fails least; a search "
+                  "there found {} {}{}",
+                  range_.path, out_.value, goal_.metric, format_number(verify.best_value),
+                  out_.met ? ": the goal holds" : ": broken"));
   return out_;
 }
 

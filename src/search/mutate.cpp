@@ -35,8 +35,9 @@ void add_spread(const SearchSpace& space, Candidate& candidate, std::size_t coun
          static_cast<std::uint32_t>(i % candidate.instances)});
 }
 
-NamedCandidate finished(std::string name, Candidate candidate) {
+NamedCandidate finished(const SearchSpace& space, std::string name, Candidate candidate) {
   normalize(candidate);
+  pace(space, candidate);
   return {std::move(name), std::move(candidate)};
 }
 
@@ -53,6 +54,7 @@ void add_edge_bursts(const SearchSpace& space, const Candidate& base,
       add_packed(space, c, n / 2, edge_us - static_cast<TimeUs>(n / 2), 0);
       add_packed(space, c, n - n / 2, edge_us, static_cast<std::uint32_t>(n / 2));
       out.push_back(finished(
+          space,
           fmt::format(
               "burst across the {} edge{}", format_duration(period_us),
               lead_us == 0 ? "" : fmt::format(" (sent {} early)", format_duration(lead_us))),
@@ -68,28 +70,29 @@ std::vector<NamedCandidate> starting_points(const SearchSpace& space, const Cand
   const std::size_t n = space.requests;
   Candidate spread = base;
   add_spread(space, spread, n, 0, space.duration_us);
-  out.push_back(finished("even spread, round robin", spread));
+  out.push_back(finished(space, "even spread, round robin", spread));
   Candidate one_instance = spread;
   for (SearchArrival& arrival : one_instance.arrivals) arrival.instance = 0;
-  out.push_back(finished("even spread, all on instance 0", std::move(one_instance)));
+  out.push_back(finished(space, "even spread, all on instance 0", std::move(one_instance)));
   Candidate at_once = base;
   add_packed(space, at_once, n, 0, 0);
-  out.push_back(finished("everything at once, one request per instance in turn", at_once));
+  out.push_back(finished(space, "everything at once, one request per instance in turn", at_once));
   add_edge_bursts(space, base, out);
   // A full bucket spent at once, then the refill rate: a bucket's C + r x W.
   const std::size_t burst = std::min<std::size_t>(n, static_cast<std::size_t>(space.first_limit));
   Candidate bucket = base;
   add_packed(space, bucket, burst, 0, 0);
   add_spread(space, bucket, n - burst, static_cast<TimeUs>(burst), space.duration_us);
-  out.push_back(finished("the limit at once, the rest spread", std::move(bucket)));
+  out.push_back(finished(space, "the limit at once, the rest spread", std::move(bucket)));
   for (std::size_t f = 0; f < space.faults.size(); ++f) {
     Candidate at_fault = base;
     add_packed(space, at_fault, n, base.fault_at_us[f], 0);
-    out.push_back(finished(fmt::format("everything at faults[{}]'s start", f), at_fault));
+    out.push_back(finished(space, fmt::format("everything at faults[{}]'s start", f), at_fault));
     Candidate early = base;
     early.fault_at_us[f] = space.faults[f].earliest_us;
     add_spread(space, early, n, 0, space.duration_us);
-    out.push_back(finished(fmt::format("faults[{}] at its earliest, even spread", f), early));
+    out.push_back(
+        finished(space, fmt::format("faults[{}] at its earliest, even spread", f), early));
   }
   return out;
 }
@@ -108,6 +111,7 @@ Candidate random_candidate(const SearchSpace& space, const Candidate& base, Rng&
                            static_cast<std::uint64_t>(range.latest_us - range.earliest_us) + 1));
   }
   normalize(c);
+  pace(space, c);
   return c;
 }
 
@@ -206,6 +210,8 @@ Candidate mutate(const SearchSpace& space, const Candidate& parent, Rng& rng) {
   for (std::uint64_t m = 0; m < moves; ++m) {
     mutate_once(space, child, rng);
     normalize(child);  // blocks are contiguous in time order
+    pace(space, child);
+    if (child.arrivals.empty()) return parent;
   }
   return child;
 }

@@ -31,7 +31,15 @@ std::string unsearchable(const Scenario& scenario) {
 
 }  // namespace
 
-SearchSpace default_space(const Scenario& scenario) {
+void pace(const SearchSpace& space, Candidate& candidate) {
+  if (space.min_gap_us <= 0) return;
+  auto& arrivals = candidate.arrivals;
+  for (std::size_t i = 1; i < arrivals.size(); ++i)
+    arrivals[i].at_us = std::max(arrivals[i].at_us, arrivals[i - 1].at_us + space.min_gap_us);
+  while (!arrivals.empty() && arrivals.back().at_us >= space.duration_us) arrivals.pop_back();
+}
+
+SearchSpace default_space(const Scenario& scenario, bool paced) {
   if (const std::string why = unsearchable(scenario); !why.empty())
     throw ScenarioError(fmt::format("{}: cannot search this scenario: {}", scenario.file, why));
   SearchSpace space;
@@ -48,6 +56,9 @@ SearchSpace default_space(const Scenario& scenario) {
     space.faults.push_back({0, latest});
   }
   space.first_limit = scenario.limits.front().limit;
+  if (paced && space.budget_per_s > 0)
+    space.min_gap_us =
+        std::max<DurationUs>(1, static_cast<DurationUs>(kUsPerS / space.budget_per_s));
   for (const Limit& limit : scenario.limits) {
     space.periods_us.push_back(limit.window_us);
     // A bucket of L per W refills one token every W / L: the refill edge.

@@ -49,7 +49,14 @@ struct SearchSpace {
   // a bucket's time to refill), and the limit of the first limit, in requests.
   std::vector<DurationUs> periods_us;
   std::int64_t first_limit = 1;
+  // --paced: requests at least this far apart (one over the budget per second), so that the
+  // budget is a steady rate the adversary places, not a burst; 0: bursts allowed.
+  DurationUs min_gap_us = 0;
 };
+
+// Enforces space.min_gap_us on a normalized candidate: each request moved later to at least the
+// gap after the one before; those pushed past the run's end are dropped.
+void pace(const SearchSpace& space, Candidate& candidate);
 
 // The most requests a search candidate holds: runs stay short (docs/search.md).
 inline constexpr std::size_t kMaxSearchRequests = 5000;
@@ -59,7 +66,8 @@ inline constexpr std::size_t kMaxSearchRequests = 5000;
 // kMaxSearchRequests), its instance count at time 0, each fault's start anywhere that keeps the
 // fault inside the run. Throws ScenarioError when the scenario cannot be searched (a replay group,
 // an instance schedule, no limit).
-SearchSpace default_space(const Scenario& scenario);
+// `paced`: min_gap_us is one over the budget per second.
+SearchSpace default_space(const Scenario& scenario, bool paced = false);
 
 // The scenario's own start of each fault, every fault kept, the scenario's duration and instance
 // count, and no arrivals yet.
