@@ -52,7 +52,7 @@ struct GoalSettings {
   SearchSettings search;  // each worst-case search's settings (budget per search)
   std::size_t curve_points = 9;
   int bisect_steps = 6;
-  int rounds = 3;      // verifying searches at most
+  int rounds = 5;      // verifying searches at most (then one at the safer end of the range)
   bool paced = false;  // the budget as a steady rate (SearchSpace::min_gap_us)
 };
 
