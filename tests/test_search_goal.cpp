@@ -25,6 +25,8 @@ TEST_CASE("--goal and --over parse") {
   CHECK(durations.kind == GoalRange::Kind::kDuration);
   CHECK(durations.lo == 20'000);
   CHECK(range_value(durations, 250'000) == "250ms");
+  CHECK(snap(durations, 142'500) == 143'000);  // whole milliseconds, as LO and HI are
+  CHECK(snap(parse_over("a=20us..1s"), 142'500) == 142'500);
   const GoalRange integers = parse_over("strategies[1].batch=10..200");
   CHECK(integers.kind == GoalRange::Kind::kInteger);
   CHECK(range_value(integers, 54.6) == 55);

@@ -69,10 +69,12 @@ GoalRange parse_over(const std::string& text) {
     const bool whole = std::floor(range.lo) == range.lo && std::floor(range.hi) == range.hi &&
                        lo.find('.') == std::string::npos && hi.find('.') == std::string::npos;
     range.kind = whole ? GoalRange::Kind::kInteger : GoalRange::Kind::kNumber;
+    range.step = whole ? 1 : 0;
   } else if (const auto lo_us = parse_duration(lo), hi_us = parse_duration(hi); lo_us && hi_us) {
     range.lo = static_cast<double>(*lo_us);
     range.hi = static_cast<double>(*hi_us);
     range.kind = GoalRange::Kind::kDuration;
+    range.step = *lo_us % kUsPerMs == 0 && *hi_us % kUsPerMs == 0 ? kUsPerMs : 1;
   } else {
     throw ScenarioError(
         fmt::format("--over {}: LO and HI must both be numbers or durations", text));
@@ -80,6 +82,10 @@ GoalRange parse_over(const std::string& text) {
   if (!(range.lo < range.hi))
     throw ScenarioError(fmt::format("--over {}: LO must be below HI", text));
   return range;
+}
+
+double snap(const GoalRange& range, double x) {
+  return range.step > 0 ? std::round(x / range.step) * range.step : x;
 }
 
 ordered_json range_value(const GoalRange& range, double x) {
@@ -177,8 +183,7 @@ double GoalSeeker::hard_end() const {
 // Narrows [meeting_x, failing_x] around where the goal stops being met; the meeting end.
 double GoalSeeker::bisect(double meeting_x, double failing_x) {
   for (int step = 0; step < settings_.bisect_steps; ++step) {
-    double middle = (meeting_x + failing_x) / 2;
-    if (range_.kind != GoalRange::Kind::kNumber) middle = std::round(middle);
+    const double middle = snap(range_, (meeting_x + failing_x) / 2);
     if (middle == meeting_x || middle == failing_x) break;
     (meets(goal_, worst_at({middle})[0]) ? meeting_x : failing_x) = middle;
   }
@@ -194,8 +199,7 @@ GoalOutcome GoalSeeker::run() {
     for (std::size_t i = 0; i < settings_.curve_points; ++i)
       xs.push_back(range_.lo + (range_.hi - range_.lo) * static_cast<double>(i) /
                                    static_cast<double>(settings_.curve_points - 1));
-    if (range_.kind != GoalRange::Kind::kNumber)
-      for (double& x : xs) x = std::round(x);
+    for (double& x : xs) x = snap(range_, x);
     const std::vector<double> worst = worst_at(xs);
     out_.curve.clear();
     for (std::size_t i = 0; i < xs.size(); ++i)

@@ -33,7 +33,13 @@ struct GoalRange {
   std::string path;
   double lo = 0, hi = 0;  // durations in microseconds
   Kind kind = Kind::kNumber;
+  // Values are whole multiples of this (integers: 1; durations: 1 ms when LO and HI are whole
+  // milliseconds, as fields such as Limitador's flush_period require, else 1 us); 0: any number.
+  double step = 0;
 };
+
+// x rounded to the range's step.
+double snap(const GoalRange& range, double x);
 
 // Throws ScenarioError ("--over ...").
 GoalRange parse_over(const std::string& text);
