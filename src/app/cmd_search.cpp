@@ -165,12 +165,18 @@ int command_goal(const SearchOptions& options, const SearchSettings& search) {
   const unsigned jobs = options.jobs == 0 ? default_jobs() : options.jobs;
   GoalSettings settings;
   settings.search = search;
+  settings.search.stop = [](const SearchProgress&) { return stop_requested(); };
   settings.paced = options.paced;
-  const GoalOutcome outcome =
-      seek_goal(document, options.scenario_path, options.label, search.seed, goal, range, settings,
-                [jobs](std::size_t count, const std::function<void(std::size_t)>& job) {
-                  run_parallel(count, jobs, job);
-                });
+  GoalOutcome outcome;
+  try {
+    outcome =
+        seek_goal(document, options.scenario_path, options.label, search.seed, goal, range,
+                  settings, [jobs](std::size_t count, const std::function<void(std::size_t)>& job) {
+                    run_parallel(count, jobs, job);
+                  });
+  } catch (const RunCut&) {
+    throw Interrupted("interrupted: goal seeking stopped before a value was verified");
+  }
   std::cout << goal_summary(goal, range, outcome);
   const std::string name = document.value("name", std::string("scenario"));
   const auto dir = report_dir(options.out_dir, name, "-goal");
@@ -232,7 +238,8 @@ int command_search(const SearchOptions& options) {
     return code;
   std::cout << "wrote " << (dir / "scenario.json").string() << " (rlsim check reruns it) and "
             << (dir / "search.md").string() << "\n";
-  return exit_code::kOk;
+  // Ctrl-C: the best so far is written (unshrunk: the shrinker's runs were cut too).
+  return stop_requested() ? exit_code::kInterrupted : exit_code::kOk;
 }
 
 }  // namespace

@@ -112,11 +112,26 @@ Scenario candidate_scenario(const SearchProblem& problem, const Candidate& candi
 double evaluate(const SearchProblem& problem, const Candidate& candidate) {
   const Scenario scenario = candidate_scenario(problem, candidate);
   const StrategyResult result = run_strategy(scenario, problem.strategy, problem.seed);
+  if (result.stopped_at_us) throw RunCut();
   std::string error;
   const auto value =
       lookup_metric(strategy_report(scenario, problem.seed, result), problem.metric, error);
   if (!value) throw ScenarioError(fmt::format("{}: {}", problem.metric, error));
   return *value;
+}
+
+std::vector<std::optional<double>> evaluate_all(
+    const SearchProblem& problem, const std::vector<const Candidate*>& candidates,
+    const std::function<void(std::size_t, const std::function<void(std::size_t)>&)>& run_jobs) {
+  std::vector<std::optional<double>> values(candidates.size());
+  run_jobs(candidates.size(), [&](std::size_t i) {
+    try {
+      values[i] = evaluate(problem, *candidates[i]);
+    } catch (const RunCut&) {
+      values[i].reset();
+    }
+  });
+  return values;
 }
 
 ordered_json pinned_document(const SearchProblem& problem, const Candidate& candidate, double value,

@@ -5,8 +5,12 @@
 // memory (the request list handed to the replay through the scenario's LogOpener); the shrunk
 // result is written as the same document and CSV, so `rlsim check` reruns exactly what was found.
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "engine/run.h"
 #include "search/space.h"
@@ -46,9 +50,21 @@ nlohmann::ordered_json candidate_document(const SearchProblem& problem, const Ca
 // The candidate as a parsed scenario whose request list is read from memory.
 Scenario candidate_scenario(const SearchProblem& problem, const Candidate& candidate);
 
-// One run of the candidate: the metric's value. Throws RunError like run_strategy; throws
-// ScenarioError when the metric does not resolve (make_problem checked it on a first candidate).
+// A run the front end's stop request (engine/stop.h, Ctrl-C) cut short: its value is not the
+// candidate's, and the search leaves it out.
+struct RunCut : std::runtime_error {
+  RunCut() : std::runtime_error("the run was stopped early") {}
+};
+
+// One run of the candidate: the metric's value. Throws RunCut when a stop request cut the run,
+// RunError like run_strategy, ScenarioError when the metric does not resolve (make_problem
+// checked it on a first candidate).
 double evaluate(const SearchProblem& problem, const Candidate& candidate);
+
+// evaluate() for each of `candidates` through `run_jobs`; a cut run's value is nullopt.
+std::vector<std::optional<double>> evaluate_all(
+    const SearchProblem& problem, const std::vector<const Candidate*>& candidates,
+    const std::function<void(std::size_t, const std::function<void(std::size_t)>&)>& run_jobs);
 
 // candidate_document with an `expect` entry pinning the metric to `value` (equals, tolerance 0)
 // and a description saying where it came from.

@@ -51,9 +51,17 @@ class Search {
 std::vector<Scored> Search::evaluate(std::vector<Scored> batch) {
   const std::uint64_t left = settings_.budget_runs - std::min(settings_.budget_runs, out_.runs);
   if (batch.size() > left) batch.resize(left);
-  run_jobs_(batch.size(),
-            [&](std::size_t i) { batch[i].value = rlsim::evaluate(problem_, batch[i].candidate); });
-  return batch;
+  std::vector<const Candidate*> candidates;
+  for (const Scored& s : batch) candidates.push_back(&s.candidate);
+  const auto values = evaluate_all(problem_, candidates, run_jobs_);
+  // A run a stop request cut is left out: its value is not the candidate's.
+  std::vector<Scored> done;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (!values[i]) continue;
+    batch[i].value = *values[i];
+    done.push_back(std::move(batch[i]));
+  }
+  return done;
 }
 
 void Search::consider(const std::vector<Scored>& scored) {

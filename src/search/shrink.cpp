@@ -78,15 +78,17 @@ class Shrinker {
 bool Shrinker::adopt_first(const std::vector<Candidate>& tries, const std::string& step) {
   const std::uint64_t left = settings_.budget_runs - std::min(settings_.budget_runs, out_.runs);
   const std::size_t count = std::min<std::size_t>(tries.size(), left);
-  std::vector<double> values(count);
-  run_jobs_(count, [&](std::size_t i) { values[i] = evaluate(problem_, tries[i]); });
+  std::vector<const Candidate*> candidates;
+  for (std::size_t i = 0; i < count; ++i) candidates.push_back(&tries[i]);
+  const auto values = evaluate_all(problem_, candidates, run_jobs_);
   out_.runs += count;
   for (std::size_t i = 0; i < count; ++i) {
-    if (!keeps(problem_, values[i], found_value_, settings_.keep_share)) continue;
+    // A run a stop request cut keeps nothing: the shrink ends with what it has.
+    if (!values[i] || !keeps(problem_, *values[i], found_value_, settings_.keep_share)) continue;
     out_.candidate = tries[i];
-    out_.value = values[i];
-    out_.steps.push_back(
-        fmt::format("{} ({} requests, value {})", step, out_.candidate.arrivals.size(), values[i]));
+    out_.value = *values[i];
+    out_.steps.push_back(fmt::format("{} ({} requests, value {})", step,
+                                     out_.candidate.arrivals.size(), *values[i]));
     return true;
   }
   return false;
