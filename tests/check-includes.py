@@ -23,8 +23,10 @@ LAYERS = {
     "engine": {"core", "logs", "scenario", "redis", "world", "strategy", "oracle", "report"},
     "real": {"core", "logs", "scenario", "redis", "world", "strategy", "oracle", "report", "engine"},
     "import": {"core", "logs", "scenario"},
+    "search": {"core", "logs", "scenario", "redis", "world", "strategy", "oracle", "report",
+               "engine"},
     "app": {"core", "logs", "scenario", "redis", "world", "strategy", "oracle", "report", "engine",
-            "real", "import"},
+            "real", "import", "search"},
     "web": {"core", "logs", "scenario", "redis", "world", "strategy", "oracle", "report", "engine"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "scenario/model.h"
+#include "scenario/setting_path.h"
 
 namespace rlsim {
 
@@ -22,12 +23,6 @@ SweepParameter parse_set(const std::string& text);
 
 // Parses every --set (parse_set), each path given once. Throws ScenarioError naming the option.
 std::vector<SweepParameter> parse_sets(const std::vector<std::string>& sets);
-
-// Sets the field at `path` ("instances.count", "strategies[1].batch", "redis.rtt.p50") of the
-// scenario document to `value`, creating missing object fields; a strategy given as a bare name
-// ("local_budget") becomes {"name": "local_budget"} first. Throws ScenarioError naming the path.
-void apply_setting(nlohmann::ordered_json& scenario, const std::string& path,
-                   const nlohmann::ordered_json& value);
 
 // One changed field: a JSON path into the scenario file and its new value.
 struct ScenarioSetting {

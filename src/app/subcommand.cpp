@@ -10,10 +10,10 @@ namespace rlsim {
 
 const std::vector<Subcommand>& subcommands() {
   static const std::vector<Subcommand> table{
-      run_subcommand(),      sweep_subcommand(),       merge_subcommand(), check_subcommand(),
-      validate_subcommand(), import_subcommand(),      list_subcommand(),  explain_subcommand(),
-      bench_subcommand(),    conformance_subcommand(), man_subcommand(),   completion_subcommand(),
-      recommend_subcommand()};
+      run_subcommand(),        sweep_subcommand(),    merge_subcommand(),       search_subcommand(),
+      check_subcommand(),      validate_subcommand(), import_subcommand(),      list_subcommand(),
+      explain_subcommand(),    bench_subcommand(),    conformance_subcommand(), man_subcommand(),
+      completion_subcommand(), recommend_subcommand()};
   return table;
 }
 

@@ -32,6 +32,7 @@ const std::vector<Subcommand>& subcommands();
 Subcommand run_subcommand();          // app/cmd_run.cpp
 Subcommand sweep_subcommand();        // app/cmd_sweep.cpp
 Subcommand merge_subcommand();        // app/cmd_merge.cpp
+Subcommand search_subcommand();       // app/cmd_search.cpp
 Subcommand check_subcommand();        // app/cmd_check.cpp
 Subcommand validate_subcommand();     // app/cmd_validate.cpp
 Subcommand import_subcommand();       // app/cmd_import.cpp

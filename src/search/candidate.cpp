@@ -1,0 +1,151 @@
+#include "search/candidate.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <sstream>
+
+#include "engine/commands.h"
+#include "engine/expect.h"
+#include "scenario/error.h"
+#include "scenario/load.h"
+
+namespace rlsim {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+// The index of the strategy entry labelled `label` in the scenario's list.
+std::size_t strategy_index(const Scenario& scenario, const std::string& label) {
+  for (std::size_t i = 0; i < scenario.strategies.size(); ++i)
+    if (scenario.strategies[i].label == label) return i;
+  std::string labels;
+  for (const StrategySpec& spec : scenario.strategies)
+    labels += (labels.empty() ? "" : ", ") + spec.label;
+  throw ScenarioError(
+      fmt::format("{}: --strategy {}: the scenario has no strategy with this label "
+                  "(it has: {})",
+                  scenario.file, label, labels));
+}
+
+}  // namespace
+
+SearchProblem make_problem(const ordered_json& document, const std::string& file,
+                           const std::string& label, const std::string& metric, bool maximize,
+                           std::uint64_t seed, bool paced) {
+  SearchProblem problem;
+  problem.document = document;
+  problem.file = file;
+  problem.scenario = parse_scenario(document.dump(), file);
+  problem.scenario.file = file;
+  const std::size_t index = strategy_index(problem.scenario, label);
+  problem.strategy = resolve_strategies(problem.scenario, file)[index];
+  problem.strategy.partner.clear();  // the candidate keeps this entry only
+  problem.metric = metric;
+  problem.maximize = maximize;
+  problem.seed = seed;
+  problem.space = default_space(problem.scenario, paced);
+  // The metric must name a number in the report: check it on one request.
+  Candidate first = empty_candidate(problem.scenario, problem.space);
+  first.arrivals.push_back({0, 0});
+  const StrategyResult result =
+      run_strategy(candidate_scenario(problem, first), problem.strategy, seed);
+  std::string error;
+  if (!lookup_metric(strategy_report(problem.scenario, seed, result), metric, error))
+    throw ScenarioError(fmt::format("--maximize/--minimize {}: {}", metric, error));
+  return problem;
+}
+
+std::string requests_csv(const Candidate& candidate) {
+  std::string out = "time,key,instance\n";
+  for (const SearchArrival& arrival : candidate.arrivals)
+    out += fmt::format("{}.{:06},attacker,{}\n", arrival.at_us / kUsPerS, arrival.at_us % kUsPerS,
+                       arrival.instance);
+  return out;
+}
+
+ordered_json candidate_document(const SearchProblem& problem, const Candidate& candidate) {
+  ordered_json doc = problem.document;
+  doc["seed"] = problem.seed;
+  doc["duration"] = format_duration(candidate.duration_us);
+  doc["instances"]["count"] = candidate.instances;
+  ordered_json group = ordered_json::object();
+  group["name"] = "search";
+  group["replay"] = {{"file", kSearchRequestsFile}, {"format", "csv"}, {"from", 0}};
+  doc["traffic"] = ordered_json::array();
+  doc["traffic"].push_back(std::move(group));
+  if (doc.contains("faults")) {
+    ordered_json faults = ordered_json::array();
+    for (std::size_t i = 0; i < candidate.fault_kept.size(); ++i) {
+      if (!candidate.fault_kept[i]) continue;
+      ordered_json fault = doc["faults"][i];
+      fault["at"] = format_duration(candidate.fault_at_us[i]);
+      faults.push_back(std::move(fault));
+    }
+    doc["faults"] = std::move(faults);
+  }
+  const std::size_t index = strategy_index(problem.scenario, problem.strategy.label);
+  ordered_json entry = doc["strategies"][index];
+  doc["strategies"] = ordered_json::array();
+  doc["strategies"].push_back(std::move(entry));
+  doc.erase("expect");
+  return doc;
+}
+
+Scenario candidate_scenario(const SearchProblem& problem, const Candidate& candidate) {
+  Scenario scenario = parse_scenario(candidate_document(problem, candidate).dump(),
+                                     problem.file + " (a search candidate)");
+  scenario.file = problem.file;  // scripts resolve from the searched scenario's folder
+  auto csv = std::make_shared<const std::string>(requests_csv(candidate));
+  scenario.open_log = [csv](const std::string& name,
+                            std::string& error) -> std::unique_ptr<std::istream> {
+    if (name != kSearchRequestsFile) {
+      error = "not the search's request list";
+      return nullptr;
+    }
+    return std::make_unique<std::istringstream>(*csv);
+  };
+  return scenario;
+}
+
+double evaluate(const SearchProblem& problem, const Candidate& candidate) {
+  const Scenario scenario = candidate_scenario(problem, candidate);
+  const StrategyResult result = run_strategy(scenario, problem.strategy, problem.seed);
+  if (result.stopped_at_us) throw RunCut();
+  std::string error;
+  const auto value =
+      lookup_metric(strategy_report(scenario, problem.seed, result), problem.metric, error);
+  if (!value) throw ScenarioError(fmt::format("{}: {}", problem.metric, error));
+  return *value;
+}
+
+std::vector<std::optional<double>> evaluate_all(
+    const SearchProblem& problem, const std::vector<const Candidate*>& candidates,
+    const std::function<void(std::size_t, const std::function<void(std::size_t)>&)>& run_jobs) {
+  std::vector<std::optional<double>> values(candidates.size());
+  run_jobs(candidates.size(), [&](std::size_t i) {
+    try {
+      values[i] = evaluate(problem, *candidates[i]);
+    } catch (const RunCut&) {
+      values[i].reset();
+    }
+  });
+  return values;
+}
+
+ordered_json pinned_document(const SearchProblem& problem, const Candidate& candidate, double value,
+                             const std::string& description) {
+  ordered_json doc = candidate_document(problem, candidate);
+  ordered_json expectation = ordered_json::object();
+  expectation["strategy"] = problem.strategy.label;
+  expectation["metric"] = problem.metric;
+  expectation["equals"] = value;
+  expectation["tolerance"] = 0;
+  expectation["description"] = description;
+  doc["expect"] = ordered_json::array();
+  doc["expect"].push_back(std::move(expectation));
+  return doc;
+}
+
+}  // namespace rlsim
