@@ -80,7 +80,11 @@ std::string wrap_words(std::string_view text, std::size_t columns) {
       out += line + "\n";
       line.clear();
     }
-    if (!word.empty()) line += (line.empty() ? "" : " ") + std::string(word);
+    if (!word.empty()) {
+      // Appended piece by piece: `" " + std::string(word)` trips GCC 12's -Wrestrict at -O3.
+      if (!line.empty()) line += ' ';
+      line.append(word);
+    }
     from = space + 1;
   }
   if (!line.empty()) out += line + "\n";

@@ -10,7 +10,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::pair<const char*, AutoscaleMetric> kMetrics[] = {
+constexpr std::pair<const char*, AutoscaleMetric> kAutoscaleMetrics[] = {
     {"offered_per_s", AutoscaleMetric::kOfferedPerS},
     {"admitted_per_s", AutoscaleMetric::kAdmittedPerS},
     {"cpu", AutoscaleMetric::kCpu}};
@@ -75,7 +75,7 @@ DurationUs whole_seconds(ObjectReader& reader, const char* key, DurationUs fallb
 
 void read_metric(ObjectReader& autoscale, AutoscaleSpec& spec) {
   ObjectReader metric(autoscale.require("metric"), autoscale.path_of("metric"), autoscale.file());
-  spec.metric = metric.enum_field("name", AutoscaleMetric::kOfferedPerS, kMetrics);
+  spec.metric = metric.enum_field("name", AutoscaleMetric::kOfferedPerS, kAutoscaleMetrics);
   const json& target = metric.require("averageValue");
   if (!target.is_number() || !(target.get<double>() >= 0.001) || target.get<double>() > 1e9)
     metric.fail(metric.path_of("averageValue"), "expected a number from 0.001 to 1000000000");
@@ -92,7 +92,7 @@ void read_metric(ObjectReader& autoscale, AutoscaleSpec& spec) {
 }  // namespace
 
 const char* to_string(AutoscaleMetric metric) {
-  for (const auto& [name, value] : kMetrics)
+  for (const auto& [name, value] : kAutoscaleMetrics)
     if (value == metric) return name;
   return "";
 }
