@@ -50,6 +50,15 @@ TEST_CASE("recommend: the command on a bundled replay, and without a replay grou
   CHECK_THAT(dir.out(), Catch::Contains("peak requests per window per key: p50 2, p90 3, p99 25, "
                                         "max 59"));
   CHECK_THAT(dir.out(), Catch::Contains("recommended: 25 per 1s"));
+  // Each strategy run at each candidate, as `rlsim run --set 'limits[0].limit=L'` runs it: three
+  // in_memory instances admit up to 3x a small limit, the shared counter holds it.
+  CHECK_THAT(dir.out(), Catch::Contains("what each strategy does at each limit"));
+  CHECK_THAT(dir.out(),
+             Catch::Contains("       2  in_memory                      1936      3.00x"));
+  CHECK_THAT(dir.out(),
+             Catch::Contains("      25  in_memory                      2871      2.36x"));
+  CHECK_THAT(dir.out(),
+             Catch::Contains("          redis_fixed_window             2432      1.00x"));
   CHECK(dir.rlsim("recommend '" + scenarios + "replay-nginx.json' --percentile 90") == 0);
   CHECK_THAT(dir.out(), Catch::Contains("recommended: 3 per 1s"));
   REQUIRE(dir.rlsim("recommend '" + scenarios + "replay-nginx.json' --chart over.svg") == 0);

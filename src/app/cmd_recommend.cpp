@@ -4,6 +4,7 @@
 // below the given percentile of peaks.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "app/recommend.h"
 #include "app/scenario_settings.h"
 #include "app/subcommand.h"
+#include "engine/run.h"
 #include "logs/log_reader.h"
 #include "report/svg_chart.h"
 #include "scenario/error.h"
@@ -92,6 +94,32 @@ void print_table(const KeyRateCounter& counter, const std::vector<std::int64_t>&
   }
 }
 
+// Each strategy of the scenario run at each of `limits` for the limit at `limit_index`, with the
+// scenario's instances, faults and seed (exactly `rlsim run --set 'limits[I].limit=L'`): what it
+// admits, how far past L one key got in a window, and the requests it denied that the ideal
+// limiter of L admits. The recommendation's consequences beside the traffic's own counts.
+void print_strategy_table(const RecommendOptions& options, std::size_t limit_index,
+                          const std::vector<std::int64_t>& limits) {
+  std::cout << fmt::format(
+      "\nwhat each strategy does at each limit (this scenario's instances, faults and seed):\n"
+      "{:>8}  {:<24} {:>10} {:>10} {:>14}\n",
+      "limit", "strategy", "admitted", "overshoot", "false denials");
+  for (const std::int64_t limit : limits) {
+    std::vector<std::string> sets = options.sets;
+    sets.push_back(fmt::format("limits[{}].limit={}", limit_index, limit));
+    const Scenario scenario = load_scenario_with(options.path, parse_settings(sets));
+    bool first = true;
+    for (const ResolvedStrategy& strategy : resolve_strategies(scenario, options.path)) {
+      const StrategyResult result = run_strategy(scenario, strategy, scenario.seed);
+      const LimitMetrics& metrics = result.totals.limits.at(limit_index);
+      std::cout << fmt::format("{:>8}  {:<24} {:>10} {:>9.2f}x {:>14}\n",
+                               first ? std::to_string(limit) : "", result.label,
+                               result.totals.allowed, metrics.overshoot, metrics.false_denials);
+      first = false;
+    }
+  }
+}
+
 // The share of keys and of requests over each limit from 0 to the largest peak (at most about 200
 // points), the recommended limit marked: what a reader scans for the knee.
 std::string recommend_chart(const KeyRateCounter& counter, std::int64_t recommended) {
@@ -143,15 +171,21 @@ int command_recommend(const RecommendOptions& options) {
       limit.limit, format_duration(limit.window_us), to_string(limit.key), limit.name, group->name,
       counter.requests(), counter.keys(), bad_lines, counter.peak_percentile(50),
       counter.peak_percentile(90), counter.peak_percentile(99), counter.peak_percentile(100));
-  print_table(counter, counter.candidate_limits(limit.limit));
+  std::vector<std::int64_t> limits = counter.candidate_limits(limit.limit);
+  print_table(counter, limits);
   const std::int64_t recommended = counter.peak_percentile(options.percentile);
+  if (std::find(limits.begin(), limits.end(), recommended) == limits.end()) {
+    limits.insert(std::upper_bound(limits.begin(), limits.end(), recommended), recommended);
+  }
+  const auto limit_index = static_cast<std::size_t>(&limit - scenario.limits.data());
+  print_strategy_table(options, limit_index, limits);
   const LimitCandidate c = counter.candidate(recommended);
   std::cout << fmt::format(
       "\nrecommended: {} per {} (the smallest limit that denies no key at or below the {}th "
-      "percentile of peaks): {} keys over it, {} requests over it\nwhat each strategy admits at "
-      "it: rlsim run {} --set 'limits[{}].limit={}'\n",
+      "percentile of peaks): {} keys over it, {} requests over it\nthe whole report at it: "
+      "rlsim run {} --set 'limits[{}].limit={}'\n",
       recommended, format_duration(limit.window_us), options.percentile, c.keys_over,
-      c.requests_over, options.path, &limit - scenario.limits.data(), recommended);
+      c.requests_over, options.path, limit_index, recommended);
   if (options.chart_path.empty()) return exit_code::kOk;
   if (!write_chart(options.chart_path, recommend_chart(counter, recommended))) {
     std::cerr << fmt::format("rlsim: cannot write the chart to {}\n", options.chart_path);
