@@ -90,7 +90,8 @@ TEST_CASE("autoscaler: on admitted requests the limiter shields the metric") {
   j["instances"]["autoscale"]["metric"]["name"] = "admitted_per_s";
   j["instances"]["autoscale"]["minReplicas"] = 2;
   const Scenario scenario = parse_scenario(j.dump(), "t.json");
-  const auto& d = decisions_of(testing::run_text(scenario));
+  const RunResult result = testing::run_text(scenario);  // kept: d refers into it
+  const auto& d = decisions_of(result);
   CHECK(d[0].metric == Approx(10));
   CHECK(d[0].recommendation == 1);  // ceil(2 x 10 / 50)
   CHECK(d[0].desired == 2);
@@ -105,7 +106,8 @@ TEST_CASE("autoscaler: the CPU metric costs admitted and denied requests") {
                                            {"cpu_per_admitted", "5ms"},
                                            {"cpu_per_denied", "1ms"}};
   const Scenario scenario = parse_scenario(j.dump(), "t.json");
-  const auto& d = decisions_of(testing::run_text(scenario));
+  const RunResult result = testing::run_text(scenario);  // kept: d refers into it
+  const auto& d = decisions_of(result);
   // Each instance: 10 admitted x 5 ms + 190 denied x 1 ms = 240 ms per second = 240 millicores;
   // 240 / 200 = 1.2, ceil(2 x 1.2) = 3.
   CHECK(d[0].metric == Approx(240));

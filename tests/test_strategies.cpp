@@ -161,7 +161,9 @@ TEST_CASE("the registry holds every strategy file's declaration, in its order") 
                                              "limitador_cached",
                                              "bucket4j",
                                              "gubernator",
-                                             "doorman"};
+                                             "doorman",
+                                             "nginx_limit_req",
+                                             "haproxy_stick_table"};
   CHECK(names == expected);
   CHECK(strategy_names().rfind("in_memory, redis_fixed_window, ", 0) == 0);
 }
