@@ -26,10 +26,10 @@ TEST_CASE("import: one product at a time, a format given or told from the conten
                                     dir + "kong.yml is kong: import one product at a time"));
   CHECK_THROWS_WITH(import_text("a: 1\n", "x.yml"),
                     "x.yml: cannot tell the configuration's format; give --format (kong, "
-                    "envoy_ratelimit, envoy_local, limitador)");
-  CHECK_THROWS_WITH(import_text("a: 1\n", "x.yml", "nginx"),
-                    "--format: unknown format \"nginx\" (expected one of: kong, envoy_ratelimit, "
-                    "envoy_local, limitador)");
+                    "envoy_ratelimit, envoy_local, limitador, nginx, haproxy)");
+  CHECK_THROWS_WITH(import_text("a: 1\n", "x.yml", "traefik"),
+                    "--format: unknown format \"traefik\" (expected one of: kong, envoy_ratelimit, "
+                    "envoy_local, limitador, nginx, haproxy)");
   CHECK_THROWS_WITH(import_text("_format_version: \"3.0\"\n", "k.yml", "", {{"X", "1"}}),
                     "--setting X: the kong format takes no settings");
   // Two files of one product: envoyproxy/ratelimit loads every file of its config folder.

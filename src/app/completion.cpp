@@ -13,7 +13,8 @@ const std::vector<CompletionRule>& completion_rules() {
   static const std::vector<CompletionRule> rules{
       {"import", "files", CompletionKind::kFiles},
       {"import", "--out", CompletionKind::kFiles},
-      {"import", "--format", CompletionKind::kWords, "kong envoy_ratelimit envoy_local limitador"},
+      {"import", "--format", CompletionKind::kWords,
+       "kong envoy_ratelimit envoy_local limitador nginx haproxy"},
       {"*", "scenario", CompletionKind::kScenarioFiles},
       {"*", "--out", CompletionKind::kDirectories},
       {"run", "--metrics-out", CompletionKind::kFiles},

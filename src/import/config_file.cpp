@@ -34,8 +34,26 @@ void check_bounds(const ConfigFile& file) {
 
 }  // namespace
 
+bool holds_directives(const std::string& text) {
+  for (const char* word : {"limit_req_zone", "stick-table", "track-sc"})
+    if (text.find(word) != std::string::npos) {
+      // YAML (a Kong file may name these in a comment or a string) parses as a map or a list.
+      try {
+        const YAML::Node root = YAML::Load(text);
+        return !root.IsMap() && !root.IsSequence();
+      } catch (const YAML::Exception&) {
+        return true;
+      }
+    }
+  return false;
+}
+
 ConfigFile parse_config_text(const std::string& text, const std::string& path) {
-  ConfigFile file{path, {}};
+  ConfigFile file{path, {}, {}};
+  if (holds_directives(text)) {
+    file.directives = text;
+    return file;
+  }
   try {
     file.root = YAML::Load(text);
   } catch (const YAML::Exception& e) {

@@ -17,11 +17,17 @@ inline constexpr std::size_t kMaxConfigFileBytes = 16 * 1024 * 1024;
 inline constexpr std::size_t kMaxConfigDepth = 64;
 inline constexpr std::size_t kMaxConfigNodes = 100'000;
 
-// One parsed file: its name as given (used in messages and comments) and its root node.
+// One parsed file: its name as given (used in messages and comments) and its root node; for an
+// nginx or HAProxy configuration (directives, not YAML: holds_directives), no root and its text.
 struct ConfigFile {
   std::string path;
   YAML::Node root;
+  std::string directives;  // the text of an nginx or HAProxy file; empty for YAML
 };
+
+// Whether `text` is an nginx or HAProxy configuration with a rate limit (limit_req_zone, or a
+// stick-table or track-sc rule) rather than YAML: read by import/directives.h instead.
+bool holds_directives(const std::string& text);
 
 // Parses `text` as YAML (the file name only for messages) and checks the bounds.
 ConfigFile parse_config_text(const std::string& text, const std::string& path);

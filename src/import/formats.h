@@ -24,5 +24,7 @@ Imported import_envoy_ratelimit(const std::vector<ConfigFile>& files,
                                 const ImportSettings& settings);
 Imported import_envoy_local(const std::vector<ConfigFile>& files, const ImportSettings& settings);
 Imported import_limitador(const std::vector<ConfigFile>& files, const ImportSettings& settings);
+Imported import_nginx(const std::vector<ConfigFile>& files, const ImportSettings& settings);
+Imported import_haproxy(const std::vector<ConfigFile>& files, const ImportSettings& settings);
 
 }  // namespace rlsim

@@ -8,8 +8,8 @@
 namespace rlsim {
 
 const std::vector<std::string>& import_formats() {
-  static const std::vector<std::string> formats{"kong", "envoy_ratelimit", "envoy_local",
-                                                "limitador"};
+  static const std::vector<std::string> formats{"kong",      "envoy_ratelimit", "envoy_local",
+                                                "limitador", "nginx",           "haproxy"};
   return formats;
 }
 
@@ -37,6 +37,8 @@ std::string formats_text() {
 }  // namespace
 
 std::string detect_format(const ConfigFile& file) {
+  if (!file.directives.empty())
+    return file.directives.find("limit_req_zone") != std::string::npos ? "nginx" : "haproxy";
   const YAML::Node& root = file.root;
   if (root.IsMap()) {
     for (const char* field : {"_format_version", "services", "routes", "consumers", "plugins"})
@@ -75,6 +77,8 @@ Imported import_files(const std::vector<ConfigFile>& files, const std::string& f
   if (chosen == "envoy_ratelimit") return import_envoy_ratelimit(files, settings);
   if (chosen == "envoy_local") return import_envoy_local(files, settings);
   if (chosen == "limitador") return import_limitador(files, settings);
+  if (chosen == "nginx") return import_nginx(files, settings);
+  if (chosen == "haproxy") return import_haproxy(files, settings);
   throw ScenarioError(
       fmt::format("--format: unknown format \"{}\" (expected one of: {})", chosen, formats_text()));
 }

@@ -11,12 +11,14 @@
 
 namespace rlsim {
 
-// The formats, as --format takes them: kong, envoy_ratelimit, envoy_local, limitador.
+// The formats, as --format takes them: kong, envoy_ratelimit, envoy_local, limitador, nginx,
+// haproxy.
 const std::vector<std::string>& import_formats();
 
 // The format `file` is in, from its content: a map with _format_version or Kong's entity lists
 // (kong), a map with domain and descriptors (envoy_ratelimit), a tree holding an HTTP
-// local_ratelimit filter config (envoy_local), a list of maps with max_value (limitador); "" when
+// local_ratelimit filter config (envoy_local), a list of maps with max_value (limitador), nginx
+// directives with limit_req_zone (nginx), HAProxy's with a stick-table (haproxy); "" when
 // none fits.
 std::string detect_format(const ConfigFile& file);
 

@@ -29,7 +29,7 @@ struct ImportedLimit {
 };
 
 struct Imported {
-  std::string format;   // kong, envoy_ratelimit, envoy_local, limitador
+  std::string format;   // kong, envoy_ratelimit, envoy_local, limitador, nginx, haproxy
   std::string product;  // "Kong declarative configuration", for the header comment
   std::vector<std::string> files;
   std::vector<ImportedLimit> limits;
