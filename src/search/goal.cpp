@@ -160,6 +160,7 @@ SearchOutcome GoalSeeker::search_at(double x, int round) {
 
 std::vector<double> GoalSeeker::worst_at(const std::vector<double>& xs) {
   std::vector<SearchProblem> problems;
+  problems.reserve(xs.size());
   for (const double x : xs) problems.push_back(problem_at(x));
   std::vector<double> values(xs.size() * worst_.size());
   run_jobs_(values.size(), [&](std::size_t i) {

@@ -52,6 +52,7 @@ std::vector<Scored> Search::evaluate(std::vector<Scored> batch) {
   const std::uint64_t left = settings_.budget_runs - std::min(settings_.budget_runs, out_.runs);
   if (batch.size() > left) batch.resize(left);
   std::vector<const Candidate*> candidates;
+  candidates.reserve(batch.size());
   for (const Scored& s : batch) candidates.push_back(&s.candidate);
   const auto values = evaluate_all(problem_, candidates, run_jobs_);
   // A run a stop request cut is left out: its value is not the candidate's.
