@@ -89,7 +89,7 @@ std::vector<Directive> haproxy_directives(const std::string& text, const std::st
   std::string section;
   int line = 0;
   std::size_t start = 0;
-  while (start <= text.size() && start < text.size() + 1) {
+  while (start <= text.size()) {
     std::size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     ++line;
