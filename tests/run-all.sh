@@ -107,14 +107,19 @@ start_conformance "$conformance_logs/cluster" --redis-cluster "$conformance_clus
 cluster_conformance=$!
 
 # Every test program (unit, scenario, real-Redis, real-cluster, headless Chromium, promtool, GNU
-# parallel) under ASan + UBSan; test_cli runs `rlsim check` on every bundled scenario there.
+# parallel) under ASan + UBSan; test_cli runs `rlsim check` on every bundled scenario there. But
+# run_width: the width of what `rlsim run` prints is the same under any build, and running every
+# scenario once more under ASan cost 170 CPU-s; it runs below with the release program.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan --output-on-failure -j"$jobs"
+  ctest --test-dir build-asan --output-on-failure -j"$jobs" -E '^run_width$'
 phase "ctest under ASan + UBSan (the conformance runs beside it)"
 # Every bundled scenario's headline claims, each strategy run twice to prove determinism (the
 # release program, in two processes).
 printf '%s\n' scenarios/*.json | xargs -n 16 -P "$jobs" build/rlsim check --check-determinism
 phase "rlsim check --check-determinism"
+# Every line `rlsim run` prints for every bundled scenario fits 120 columns (CTest's run_width).
+tests/run-width.sh build/rlsim .
+phase "120 columns (run_width, with the release program)"
 # The committed reports are what this binary generates (a determinism and regression check in one).
 tests/regen-reports.sh build/rlsim
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then

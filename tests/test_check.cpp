@@ -381,6 +381,10 @@ std::string xml_problem(const std::string& xml) {
       const auto c = static_cast<unsigned char>(text[k]);
       if (c < 0x20 && c != '\n' && c != '\t') return "control character";
       if (c == '<' || c == '>') return "raw angle bracket in text";
+      // U+FFFE and U+FFFF (EF BF BE, EF BF BF) are not XML 1.0 characters.
+      if (c == 0xEF && k + 2 < text.size() && static_cast<unsigned char>(text[k + 1]) == 0xBF &&
+          (static_cast<unsigned char>(text[k + 2]) & 0xFE) == 0xBE)
+        return "noncharacter U+FFFE or U+FFFF";
       if (c == '&') {
         const auto semi = text.find(';', k);
         if (semi == std::string::npos) return "unterminated entity";
@@ -458,8 +462,9 @@ std::vector<CheckSuite> sample_suites() {
   };
   const CheckCase passed =
       make_case("expect[0] a overshoot >= 9.9", 42, CheckCase::Status::kPassed, "");
-  CheckCase failed = make_case("expect[1] b overshoot <= 1", 43, CheckCase::Status::kFailed,
-                               "b overshoot is 1.5, expected <= 1 \"quoted\" & 'apostrophe' \x01");
+  CheckCase failed =
+      make_case("expect[1] b overshoot <= 1", 43, CheckCase::Status::kFailed,
+                "b overshoot is 1.5, expected <= 1 \"quoted\" & 'apostrophe' \x01 \xEF\xBF\xBE");
   failed.details = {"why: <central> counter", "second\tline"};
   failed.reproduce = "rlsim check 'dir/a&b <x>.json' --seed 43 --strategy b";
   const CheckCase skipped = make_case("expect[2] excess: b < c", 42, CheckCase::Status::kSkipped,
@@ -486,6 +491,9 @@ TEST_CASE("the well-formedness checker itself rejects broken XML") {
   CHECK(!xml_problem(head + "<a>\x01</a>\n").empty());
   CHECK(!xml_problem(head + "<a v=\"x & y\"/>\n").empty());
   CHECK(!xml_problem(head + "<a v=\"x\ny\"/>\n").empty());
+  CHECK(!xml_problem(head + "<a>\xEF\xBF\xBE</a>\n").empty());
+  CHECK(!xml_problem(head + "<a v=\"\xEF\xBF\xBF\"/>\n").empty());
+  CHECK(xml_problem(head + "<a>\xEF\xBF\xBD</a>\n").empty());
 }
 
 TEST_CASE("JUnit XML is well-formed, escaped and complete") {
@@ -501,9 +509,9 @@ TEST_CASE("JUnit XML is well-formed, escaped and complete") {
   CHECK_THAT(xml, Contains("<testcase classname=\"s\" name=\"expect[0] a overshoot &gt;= 9.9 "
                            "(seed 42)\">"));
   CHECK_THAT(xml, Contains("<property name=\"seed\" value=\"43\"/>"));
-  CHECK_THAT(xml,
-             Contains("<failure type=\"expectation\" message=\"b overshoot is 1.5, expected "
-                      "&lt;= 1 &quot;quoted&quot; &amp; &apos;apostrophe&apos; \xEF\xBF\xBD\">"));
+  CHECK_THAT(xml, Contains("<failure type=\"expectation\" message=\"b overshoot is 1.5, expected "
+                           "&lt;= 1 &quot;quoted&quot; &amp; &apos;apostrophe&apos; \xEF\xBF\xBD "
+                           "\xEF\xBF\xBD\">"));
   CHECK_THAT(xml, Contains("why: &lt;central&gt; counter\nsecond\tline\nreproduce: rlsim check "
                            "&apos;dir/a&amp;b &lt;x&gt;.json&apos; --seed 43 --strategy b\n"
                            "</failure>"));

@@ -242,6 +242,22 @@ TEST_CASE("the Markdown report has the summary table and links its charts") {
   CHECK(report_charts(result).size() == 7);
 }
 
+TEST_CASE("a description's control characters reach neither report.md nor report.html raw") {
+  Scenario s = load_scenario(RLSIM_SOURCE_DIR "/scenarios/overshoot-10x.json");
+  s.description = std::string("line one\nbell\x07 nul") + std::string(1, '\0') + " esc\x1b[2J end";
+  const RunResult result = rlsim::testing::run_text(s);
+  const std::string md = report_markdown(result, "rlsim run x.json", {});
+  const std::string html = report_html(result, "rlsim run x.json");
+  for (const std::string* text : {&md, &html}) {
+    for (const char c : *text) {
+      const auto byte = static_cast<unsigned char>(c);
+      CHECK((byte >= 0x20 || c == '\n' || c == '\t'));
+    }
+  }
+  CHECK(md.find("line one\nbell\\x07 nul\\x00 esc\\x1b[2J end") != std::string::npos);
+  CHECK(html.find("bell\\x07 nul\\x00 esc\\x1b[2J end") != std::string::npos);
+}
+
 namespace {
 
 const Chart* find_chart(const std::vector<Chart>& charts, const std::string& id) {

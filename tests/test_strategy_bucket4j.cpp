@@ -208,6 +208,10 @@ TEST_CASE("bucket4j parameters: defaults from the limit, and Bucket4j's checks")
           "required with expiration fixed_time_to_live");
   rejects({{"refill_tokens", 2000}, {"refill_period", "1us"}}, "refill_tokens",
           "more tokens than nanoseconds in refill_period (Bucket4j's tooHighRefillRate)");
+  rejects({{"max_retries", 1001}}, "max_retries",
+          "expected at most 1000 (rlsim's budget of compare-and-swap attempts per bucket "
+          "operation), got 1001");
+  CHECK(resolve_params(*info, {{"max_retries", 1000}}, field, error));
 }
 
 TEST_CASE("bucket4j scenario: conflicts climb on the hot key, skew, and delaying's trade") {

@@ -7,7 +7,10 @@
 #include <limits>
 
 #include "engine/expect.h"
+#include "engine/run.h"
 #include "report/report.h"
+#include "scenario/error.h"
+#include "scenario/load.h"
 #include "strategy_harness.h"
 #include "test_util.h"
 
@@ -168,12 +171,6 @@ TEST_CASE("rate_limiter_flexible parameters: defaults and the product's checks")
   CHECK((*defaults)["insuranceLimiter"] == false);
   CHECK((*defaults)["keyPrefix"] == "rlflx");
 
-  CHECK_FALSE(resolve_params(*info, nlohmann::json{{"points", 10}, {"inMemoryBlockOnConsumed", 5}},
-                             field, error));
-  CHECK(field == "inMemoryBlockOnConsumed");
-  CHECK(error ==
-        "inMemoryBlockOnConsumed option must be greater or equal \"points\" option (points 10, "
-        "inMemoryBlockOnConsumed 5)");
   CHECK_FALSE(
       resolve_params(*info, nlohmann::json{{"inMemoryBlockDuration", "10s"}}, field, error));
   CHECK(field == "inMemoryBlockDuration");
@@ -187,6 +184,32 @@ TEST_CASE("rate_limiter_flexible parameters: defaults and the product's checks")
   CHECK(h.strategy().fatal_error() ==
         "limit per_user: inMemoryBlockOnConsumed option must be greater or equal \"points\" "
         "option (points 3, inMemoryBlockOnConsumed 2)");
+}
+
+TEST_CASE(
+    "rate_limiter_flexible: what the constructor refuses, validate refuses, naming the limit") {
+  const auto validate_error = [](const std::string& params) {
+    const Scenario scenario = parse_scenario(
+        R"({"name": "s", "duration": "2s", "instances": {"count": 1},
+            "limits": [{"name": "per_user", "key": "user", "limit": 3, "window": "1s"}],
+            "traffic": [{"name": "t", "users": 1, "rate": "1/s"}],
+            "strategies": [{"name": "rate_limiter_flexible", )" +
+            params + "}]}",
+        "s.json");
+    try {
+      resolve_strategies(scenario, "s.json");
+    } catch (const ScenarioError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(validate_error(R"("inMemoryBlockOnConsumed": 2)") ==
+        "s.json: strategies[0].inMemoryBlockOnConsumed: limit per_user: inMemoryBlockOnConsumed "
+        "option must be greater or equal \"points\" option (points 3, inMemoryBlockOnConsumed 2)");
+  CHECK(validate_error(R"("points": 10, "inMemoryBlockOnConsumed": 5)") ==
+        "s.json: strategies[0].inMemoryBlockOnConsumed: inMemoryBlockOnConsumed option must be "
+        "greater or equal \"points\" option (points 10, inMemoryBlockOnConsumed 5)");
+  CHECK(validate_error(R"("inMemoryBlockOnConsumed": 3)").empty());
 }
 
 TEST_CASE(

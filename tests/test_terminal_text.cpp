@@ -13,6 +13,11 @@ TEST_CASE("escape_controls makes control characters visible and keeps UTF-8") {
   CHECK(escape_controls("caf\xc3\xa9 \xe2\x96\x88") == "caf\xc3\xa9 \xe2\x96\x88");
 }
 
+TEST_CASE("escape_controls_in_document keeps line breaks and tabs, escapes the rest") {
+  CHECK(escape_controls_in_document("a\nb\tc\x1b[2J\x07") == "a\nb\tc\\x1b[2J\\x07");
+  CHECK(escape_controls_in_document(std::string("x\0y", 3)) == "x\\x00y");
+}
+
 TEST_CASE("text_columns counts code points, not bytes") {
   CHECK(text_columns("") == 0);
   CHECK(text_columns("abc") == 3);

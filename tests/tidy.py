@@ -2,12 +2,16 @@
 """clang-tidy over src/ with the committed .clang-tidy, skipping files whose inputs are unchanged
 since they last passed.
 
-A file's result depends only on its inputs: the text of the file and of every header it includes
-(system headers too), its compile flags, .clang-tidy and the clang-tidy version. tests/tidy-clean.txt
-records a hash of those inputs for every file that passed; a file whose hash is recorded is not
-analysed again. Any change to a header re-analyses every file that includes it; a new Debian
-package version of a system header, of clang-tidy or of a flag re-analyses everything. The record
-is rewritten after a clean run (commit it with your change so CI skips what you already analysed).
+A file's result depends on its inputs: the text of the file and of every header of the repository
+it includes, the system headers it includes (by path), its compile flags, .clang-tidy and the
+clang-tidy version. tests/tidy-clean.txt records a hash of those inputs for every file that passed;
+a file whose hash is recorded is not analysed again. Any change to one of rlsim's headers
+re-analyses every file that includes it; a new clang-tidy, a changed flag or a different set of
+system headers re-analyses everything. A system header's text is not hashed: the checks in
+.clang-tidy look at rlsim's code, and a Debian point release of libfmt or nlohmann-json that
+changes a header's text would otherwise make a fresh machine analyse all files again (13 minutes
+of the suite's time budget, docs/performance.md#the-test-suite). The record is rewritten after a
+clean run (commit it with your change so CI skips what you already analysed).
 
 Usage: tests/tidy.py BUILD_TIDY_DIR [--all] [files...]   (tests/tidy.sh calls it)
 """
@@ -59,8 +63,10 @@ def input_hash(entry, common):
     digest = hashlib.sha256(common)
     digest.update(" ".join(f.replace(ROOT, ".") for f in flags).encode())
     for name in sorted(paths):
+        digest.update(name.encode() + b"\0")
+        if os.path.isabs(name):  # a system header: its path only (see the module's comment)
+            continue
         with open(paths[name], "rb") as dep:
-            digest.update(name.encode() + b"\0")
             digest.update(hashlib.sha256(dep.read()).digest())
     return digest.hexdigest()
 

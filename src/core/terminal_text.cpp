@@ -4,7 +4,9 @@
 
 namespace rlsim {
 
-std::string escape_controls(std::string_view text) {
+namespace {
+
+std::string escape_controls_keeping(std::string_view text, bool keep_line_breaks) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -12,7 +14,9 @@ std::string escape_controls(std::string_view text) {
     const bool c1 = byte == 0xc2 && i + 1 < text.size() &&
                     static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
                     static_cast<unsigned char>(text[i + 1]) <= 0x9f;
-    if (byte < 0x20 || byte == 0x7f) {
+    if (keep_line_breaks && (byte == '\n' || byte == '\t')) {
+      out += text[i];
+    } else if (byte < 0x20 || byte == 0x7f) {
       out += fmt::format("\\x{:02x}", byte);
     } else if (c1) {
       out += fmt::format("\\xc2\\x{:02x}", static_cast<unsigned char>(text[++i]));
@@ -21,6 +25,14 @@ std::string escape_controls(std::string_view text) {
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string escape_controls(std::string_view text) { return escape_controls_keeping(text, false); }
+
+std::string escape_controls_in_document(std::string_view text) {
+  return escape_controls_keeping(text, true);
 }
 
 namespace {

@@ -14,6 +14,11 @@ namespace rlsim {
 // unchanged. Every string a command prints from a scenario goes through this.
 std::string escape_controls(std::string_view text);
 
+// As escape_controls, but newlines and tabs are kept: text for a document (Markdown, HTML, SVG)
+// whose line breaks are the author's, where NUL, ESC or BEL would only corrupt the file or, in
+// a Markdown file later printed with `cat`, reach a terminal.
+std::string escape_controls_in_document(std::string_view text);
+
 // An error message as the command line prints it: control characters escaped as escape_controls
 // does, except the newlines between its lines, and every line longer than `max_columns` cut in
 // the middle ("...[N characters cut]..."), so a 16 MiB value quoted in a message cannot flood the

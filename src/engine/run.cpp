@@ -21,6 +21,7 @@
 #include "oracle/alert_series.h"
 #include "oracle/oracle.h"
 #include "oracle/verdict_watch.h"
+#include "report/alerts.h"
 #include "world/autoscaler.h"
 #include "world/deployment.h"
 #include "world/instances.h"
@@ -91,6 +92,9 @@ std::vector<ResolvedStrategy> resolve_strategies(const Scenario& scenario,
     }
     std::string field, error;
     auto params = resolve_params(*info, spec.params, field, error, scenario_dir_of(scenario));
+    if (params && info->check_limits &&
+        !info->check_limits(ParamReader(*params), scenario.limits, field, error))
+      params.reset();
     if (!params)
       throw ScenarioError(scenario_error_message(file, spec.json_path + "." + field, error));
     resolved.push_back(ResolvedStrategy{info, spec.label, std::move(*params), spec.mode, ""});
@@ -231,7 +235,10 @@ class StrategyRun final : public RequestSink, public EventTarget {
       result_.shadow = shadow_watch_->report();
       result_.decisions = shadow_watch_->decisions();
     }
-    if (alert_watch_) result_.alert_series = alert_watch_->series();
+    if (alert_watch_) {
+      result_.alert_series = alert_watch_->series();
+      evaluate_alerts(scenario_, result_);  // once: every renderer reads these timelines
+    }
     if (retries_) result_.retries = retries_->result();
     if (!replays_.empty()) result_.replay = replay_result();
     if (autoscaler_) result_.autoscale = autoscaler_->decisions();

@@ -265,12 +265,13 @@ std::vector<std::optional<double>> alert_values(const AlertRule& rule, const Ale
   return decision_values(rule, series, window_steps);
 }
 
-AlertTimeline evaluate_alert(const AlertRule& rule, const AlertSeries& series,
-                             const std::vector<const NodeResult*>& nodes,
-                             const std::vector<FaultSpec>& faults) {
+namespace {
+
+// The timeline of `rule` from its metric's `values` per step (alert_values).
+AlertTimeline timeline_of(const AlertRule& rule, const std::vector<std::optional<double>>& values,
+                          const AlertSeries& series, const std::vector<FaultSpec>& faults) {
   AlertTimeline timeline;
   timeline.rule = &rule;
-  const std::vector<std::optional<double>> values = alert_values(rule, series, nodes);
   std::optional<TimeUs> pending_since_us;
   bool firing = false;
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -297,14 +298,57 @@ AlertTimeline evaluate_alert(const AlertRule& rule, const AlertSeries& series,
   return timeline;
 }
 
+// Two rules whose metric has the same values at every step: same metric, window and ratio.
+bool same_values(const AlertRule& a, const AlertRule& b) {
+  return a.metric == b.metric && a.window_us == b.window_us &&
+         a.near_limit_ratio == b.near_limit_ratio;
+}
+
+}  // namespace
+
+AlertTimeline evaluate_alert(const AlertRule& rule, const AlertSeries& series,
+                             const std::vector<const NodeResult*>& nodes,
+                             const std::vector<FaultSpec>& faults) {
+  return timeline_of(rule, alert_values(rule, series, nodes), series, faults);
+}
+
+namespace {
+
+// True when `timelines` are those of `rules`, in order (evaluated for this scenario).
+bool timelines_of(const std::vector<AlertTimeline>& timelines,
+                  const std::vector<AlertRule>& rules) {
+  if (timelines.size() != rules.size()) return false;
+  for (std::size_t i = 0; i < rules.size(); ++i)
+    if (timelines[i].rule != &rules[i]) return false;
+  return true;
+}
+
+}  // namespace
+
 std::vector<AlertTimeline> alert_timelines(const Scenario& scenario,
                                            const StrategyResult& strategy) {
-  std::vector<AlertTimeline> out;
-  if (!strategy.alert_series) return out;
+  if (!strategy.alert_series) return {};
+  if (!scenario.alerts.empty() && timelines_of(strategy.alert_timelines, scenario.alerts))
+    return strategy.alert_timelines;
   const std::vector<const NodeResult*> nodes = nodes_of(strategy);
-  for (const AlertRule& rule : scenario.alerts)
-    out.push_back(evaluate_alert(rule, *strategy.alert_series, nodes, scenario.faults));
+  std::vector<AlertTimeline> out;
+  // Each distinct (metric, window, ratio) is computed once: 64 rules that differ only in their
+  // thresholds cost one pass over the series, not 64.
+  std::vector<std::pair<const AlertRule*, std::vector<std::optional<double>>>> computed;
+  for (const AlertRule& rule : scenario.alerts) {
+    std::size_t index = 0;
+    while (index < computed.size() && !same_values(*computed[index].first, rule)) ++index;
+    if (index == computed.size())
+      computed.emplace_back(&rule, alert_values(rule, *strategy.alert_series, nodes));
+    out.push_back(
+        timeline_of(rule, computed[index].second, *strategy.alert_series, scenario.faults));
+  }
   return out;
+}
+
+void evaluate_alerts(const Scenario& scenario, StrategyResult& strategy) {
+  strategy.alert_timelines.clear();
+  strategy.alert_timelines = alert_timelines(scenario, strategy);
 }
 
 std::vector<ChartMarker> alert_markers(const Scenario& scenario, const StrategyResult& strategy,

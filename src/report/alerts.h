@@ -9,36 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "report/alert_timeline.h"
 #include "report/results.h"
 #include "report/svg_chart.h"
 
 namespace rlsim {
-
-struct AlertFiring {
-  TimeUs fired_us = 0;
-  std::optional<TimeUs> resolved_us;  // unset: still firing at the end of the run
-};
-
-// One fault as one alert saw it.
-struct AlertDetection {
-  std::size_t fault = 0;  // index in the scenario's faults
-  TimeUs at_us = 0;
-  // From the fault's start to the first firing at or after it (0 when the alert was already
-  // firing); unset when it never fired after the start.
-  std::optional<DurationUs> time_to_detect_us;
-  // Admissions beyond a limit (summed over limits) from the fault's start to that firing, or to
-  // the end of the run when it never fired.
-  std::int64_t excess_before_detect = 0;
-};
-
-struct AlertTimeline {
-  const AlertRule* rule = nullptr;
-  std::vector<AlertFiring> firings;
-  std::vector<AlertDetection> faults;
-  // near_limit_share only: the decisions of the run whose count the strategy reported (0: the
-  // metric never had a value; a strategy that reads no count, docs/metrics.md).
-  std::optional<std::int64_t> counted_decisions;
-};
 
 // The rule's metric at the end of each step of `series` (nullopt where it has no value: a
 // quantile or share over no decisions, a Redis metric without a node). `nodes` are the Redis
@@ -53,9 +28,15 @@ AlertTimeline evaluate_alert(const AlertRule& rule, const AlertSeries& series,
                              const std::vector<const NodeResult*>& nodes,
                              const std::vector<FaultSpec>& faults);
 
-// Every rule of the scenario over one strategy run (empty without an alert series).
+// Every rule of the scenario over one strategy run (empty without an alert series): the timelines
+// the run evaluated once (StrategyResult::alert_timelines, set by evaluate_alerts) when they are
+// for these rules, else evaluated now. Rules alike in metric, window and ratio share one pass.
 std::vector<AlertTimeline> alert_timelines(const Scenario& scenario,
                                            const StrategyResult& strategy);
+
+// Evaluates the scenario's rules over `strategy` once and keeps them in it, so that every renderer
+// (JSON, terminal, Markdown, HTML, charts) reads the same timelines without evaluating them again.
+void evaluate_alerts(const Scenario& scenario, StrategyResult& strategy);
 
 // The strategy's alert firings as markers on its time charts (x in units of `divisor_us`), in
 // rule order: one per firing, labelled with the alert's name, with the resolution as its bar's end.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/terminal_text.h"
 #include "report/alerts.h"
 #include "report/autoscale_report.h"
 #include "report/fault_report.h"
@@ -212,7 +213,8 @@ std::string report_markdown(const RunResult& result, const std::string& reproduc
   const Scenario& scenario = *result.scenario;
   std::string out = fmt::format("# rlsim: {}\n\n", scenario.name);
   if (result.partial) out += fmt::format("**{}**\n\n", partial_notice(result));
-  if (!scenario.description.empty()) out += scenario.description + "\n\n";
+  if (!scenario.description.empty())
+    out += escape_controls_in_document(scenario.description) + "\n\n";
   for (const auto& limit : scenario.limits) {
     out += fmt::format("- limit **{}**: {} per {} per {}\n", limit.name, limit.limit,
                        format_duration(limit.window_us), to_string(limit.key));

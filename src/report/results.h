@@ -11,6 +11,7 @@
 #include "oracle/alert_series.h"
 #include "oracle/oracle.h"
 #include "redis/store.h"
+#include "report/alert_timeline.h"
 #include "scenario/model.h"
 #include "world/hpa.h"
 #include "world/results.h"
@@ -76,6 +77,9 @@ struct StrategyResult {
   // The per-step series the scenario's alert rules are evaluated over (report/alerts.h); set only
   // when the scenario has `alerts`.
   std::optional<AlertSeries> alert_series;
+  // The scenario's alert rules evaluated over alert_series, once (report/alerts.h's
+  // evaluate_alerts); empty until then, and when the scenario has no alerts.
+  std::vector<AlertTimeline> alert_timelines;
   // Set when a SIGINT stopped this run early: the traffic stopped at this virtual time
   // (app/interrupt.h).
   std::optional<TimeUs> stopped_at_us;

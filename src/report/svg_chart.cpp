@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/terminal_text.h"
 #include "core/xml.h"
 
 namespace rlsim {
@@ -54,7 +55,8 @@ const std::vector<std::string>& chart_palette() {
 std::string xml_escape(const std::string& text) {
   std::string out;
   out.reserve(text.size());
-  for (const char c : text) {
+  // Control characters (XML 1.0 forbids most of them) are written as visible escapes first.
+  for (const char c : escape_controls_in_document(text)) {
     if (const char* entity = xml_entity(c, Apostrophe::kNumeric)) {
       out += entity;
     } else {

@@ -50,7 +50,8 @@ struct Chart {
 // Renders `chart` as one <svg> element (with its legend inside).
 std::string render_svg(const Chart& chart);
 
-// Escapes &, <, >, " and ' for XML text and attribute values.
+// Escapes &, <, >, " and ' for XML text and attribute values, and writes control characters but
+// newline and tab as visible escapes (escape_controls_in_document): XML 1.0 forbids them.
 std::string xml_escape(const std::string& text);
 
 // The colour-blind-safe Okabe-Ito palette, in the order charts use it.

@@ -566,6 +566,16 @@ bool check_bucket4j(const ParamReader& reader, const std::string&, std::string& 
     error = "more tokens than nanoseconds in refill_period (Bucket4j's tooHighRefillRate)";
     return false;
   }
+  // rlsim's budget of work per bucket operation: more attempts would not end on a hot key
+  // (docs/hardening.md#bounded-work).
+  if (p.max_retries && *p.max_retries > kSafetyAttempts) {
+    field = "max_retries";
+    error = fmt::format(
+        "expected at most {} (rlsim's budget of compare-and-swap attempts per bucket operation), "
+        "got {}",
+        kSafetyAttempts, *p.max_retries);
+    return false;
+  }
   return true;
 }
 
@@ -645,7 +655,7 @@ StrategyInfo declare_bucket4j() {
        param("time_to_live", ParamType::kDuration, nullptr, "fixed_time_to_live only, required"),
        param("max_retries", ParamType::kInt, nullptr,
              "CAS attempts before the request fails (ClientSideConfig.withMaxRetries, the first "
-             "attempt included; default: unbounded, rlsim stops at 1000)")},
+             "attempt included; at most 1000; default: unbounded, rlsim stops at 1000)")},
       Algorithm::kTokenBucket,
       construct<Bucket4j>,
       bucket4j_shape,

@@ -136,6 +136,12 @@ struct StrategyInfo {
   // to N x the limit per window. The report says why when the overshoot stays below N
   // (report/overshoot_cap.h).
   bool per_instance_limit = false;
+  // Checks that need the scenario's limits (a parameter whose default is each limit's limit), in
+  // the same contract as `check`: what the strategy's constructor would refuse at run time is
+  // refused by `rlsim validate` too. Null when there is nothing to check.
+  std::function<bool(const ParamReader& params, const std::vector<Limit>& limits,
+                     std::string& field, std::string& error)>
+      check_limits = nullptr;
 };
 
 // The factory of a strategy class that is constructed from its environment, for StrategyInfo::make.

@@ -364,14 +364,6 @@ class RateLimiterFlexible final : public Strategy {
 bool check_rate_limiter_flexible(const ParamReader& params, const std::string&, std::string& field,
                                  std::string& error) {
   const RlfParams rlf = parse_rlf_params(params);
-  if (rlf.points) {
-    std::string points_error = in_memory_block_error(*rlf.points, rlf.in_memory_block_on_consumed);
-    if (!points_error.empty()) {
-      field = "inMemoryBlockOnConsumed";
-      error = std::move(points_error);
-      return false;
-    }
-  }
   if (rlf.in_memory_block_duration_s > 0 && rlf.in_memory_block_on_consumed == 0) {
     field = "inMemoryBlockDuration";
     error = "inMemoryBlockOnConsumed option must be set up";
@@ -380,6 +372,22 @@ bool check_rate_limiter_flexible(const ParamReader& params, const std::string&, 
   if (!rlf.insurance && (rlf.insurance_points || rlf.insurance_duration_us)) {
     field = rlf.insurance_points ? "insurancePoints" : "insuranceDuration";
     error = "only with \"insuranceLimiter\": true";
+    return false;
+  }
+  return true;
+}
+
+// The constructor's points check, for every limit: points defaults to each limit's limit, so
+// `inMemoryBlockOnConsumed` below one limit's limit is refused at validate, not at the first run.
+bool check_rlf_points(const ParamReader& params, const std::vector<Limit>& limits,
+                      std::string& field, std::string& error) {
+  const RlfParams rlf = parse_rlf_params(params);
+  for (const Limit& limit : limits) {
+    const std::string points_error =
+        in_memory_block_error(rlf.points.value_or(limit.limit), rlf.in_memory_block_on_consumed);
+    if (points_error.empty()) continue;
+    field = "inMemoryBlockOnConsumed";
+    error = rlf.points ? points_error : fmt::format("limit {}: {}", limit.name, points_error);
     return false;
   }
   return true;
@@ -443,7 +451,9 @@ StrategyInfo declare_rate_limiter_flexible() {
       Algorithm::kFixedWindow,
       construct<RateLimiterFlexible>,
       nullptr,
-      check_rate_limiter_flexible};
+      check_rate_limiter_flexible,
+      /*per_instance_limit=*/false,
+      check_rlf_points};
 }
 
 const StrategyRegistration kRateLimiterFlexibleRegistration(240, declare_rate_limiter_flexible);
