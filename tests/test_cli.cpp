@@ -222,6 +222,15 @@ TEST_CASE("bad scenarios exit 2 with one line on stderr naming the file and JSON
   }
 }
 
+TEST_CASE("redis_failover on a real Redis exits 2 before connecting: it is embedded-only") {
+  const Workspace ws;
+  // Port 1: nothing listens there, and rlsim must say why before it tries.
+  const auto outcome = ws.rlsim("run " + quote((kScenarios / "redis-failover.json").string()) +
+                                " --redis redis://127.0.0.1:1");
+  CHECK(outcome.status == 2);
+  CHECK_THAT(outcome.err, Contains("redis_failover is embedded-only"));
+}
+
 TEST_CASE("a nonexistent scenario file exits 2 naming the file") {
   const Workspace ws;
   for (const std::string command : {"validate", "run"}) {

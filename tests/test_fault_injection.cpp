@@ -9,11 +9,11 @@ using namespace rlsim;
 
 namespace {
 
-const FaultType kAllTypes[] = {FaultType::kRedisDown,     FaultType::kRedisLatency,
-                               FaultType::kRedisSlow,     FaultType::kPartition,
-                               FaultType::kInstanceCrash, FaultType::kClockOffset,
-                               FaultType::kClockDrift,    FaultType::kClockJump,
-                               FaultType::kRedisRestart,  FaultType::kPeerPartition};
+const FaultType kAllTypes[] = {
+    FaultType::kRedisDown,     FaultType::kRedisLatency,  FaultType::kRedisSlow,
+    FaultType::kPartition,     FaultType::kInstanceCrash, FaultType::kClockOffset,
+    FaultType::kClockDrift,    FaultType::kClockJump,     FaultType::kRedisRestart,
+    FaultType::kPeerPartition, FaultType::kRedisFailover};
 
 }  // namespace
 
@@ -27,13 +27,30 @@ TEST_CASE("fault effects: what each type does while active") {
     INFO("type " << to_string(type));
     CHECK((row.compose != nullptr) ==
           (type == FaultType::kRedisDown || type == FaultType::kRedisLatency ||
-           type == FaultType::kPartition || type == FaultType::kRedisRestart));
+           type == FaultType::kPartition || type == FaultType::kRedisRestart ||
+           type == FaultType::kRedisFailover));
     CHECK(row.slows_service == (type == FaultType::kRedisSlow));
     CHECK(row.cuts_instances_off == (type == FaultType::kPartition));
     CHECK(row.crashes_instances == (type == FaultType::kInstanceCrash));
     CHECK(row.loses_data == (type == FaultType::kRedisRestart));
     CHECK(row.cuts_peer_links == (type == FaultType::kPeerPartition));
+    CHECK(row.fails_over == (type == FaultType::kRedisFailover));
   }
+}
+
+TEST_CASE("fault effects: the replication lag of the failover that hits a node") {
+  Scenario scenario;
+  FaultSpec failover;
+  failover.type = FaultType::kRedisFailover;
+  failover.replication_lag_us = 250 * kUsPerMs;
+  failover.nodes = {1};
+  FaultSpec restart;
+  restart.type = FaultType::kRedisRestart;
+  scenario.faults = {restart, failover};
+  CHECK_FALSE(failover_replication_lag(scenario, 0));  // a restart has no replica
+  CHECK(failover_replication_lag(scenario, 1) == 250 * kUsPerMs);
+  scenario.faults[1].nodes.clear();  // every node
+  CHECK(failover_replication_lag(scenario, 0) == 250 * kUsPerMs);
 }
 
 TEST_CASE("fault effects: a peer partition cuts the links across its split, not Redis") {

@@ -254,3 +254,34 @@ TEST_CASE("redis-restart: a Redis without persistence forgets the counters mid-w
   // The script cache went with the restart: NOSCRIPT, then one more load.
   CHECK(runs.by_label("redis_fixed_window_lua").strategy_metrics["script_reloads"].get<int>() >= 1);
 }
+
+TEST_CASE("redis-failover: the lag's increments lost and admitted again, next to a restart") {
+  const Runs runs = run_all("redis-failover.json");
+  for (const char* label : {"redis_fixed_window", "redis_fixed_window_lua"}) {
+    INFO(label);
+    const json faults = extra(runs.by_label(label))["faults"];
+    const json& failover = faults[0]["failover"];
+    // 10/s x 500 ms of lag: the requests at 9.5 .. 9.9 s, whose calls ran 0.5 ms after them.
+    CHECK(failover["lost_increments"] == 5);
+    CHECK(failover["lost_writes"] == 5);
+    CHECK(failover["detected_s"] == 75.0);
+    CHECK(failover["promoted_s"] == 76.0);
+    CHECK(failover["clients_back_s"] == 77.0);
+    // Failing closed, nothing passes until the clients find the new primary; then the counter,
+    // 5 behind, lets 5 more through in that minute.
+    CHECK(faults[0]["during"]["allowed"] == 0);
+    CHECK(faults[0]["after"]["excess"] == 5);
+    // The restart forgets the minute's 100; the outage loses nothing.
+    CHECK(faults[1]["after"]["excess"] == 100);
+    CHECK(faults[2]["after"]["excess"] == 0);
+    CHECK_FALSE(faults[1].contains("failover"));
+  }
+  // A promoted replica has no scripts: NOSCRIPT and a reload, as after the restart (and the
+  // first load).
+  CHECK(runs.by_label("redis_fixed_window_lua").strategy_metrics["script_reloads"] == 3);
+  // The token bucket, empty by then, lacks only the 0.8 token refilled in the lag.
+  const json bucket = extra(runs.by_label("redis_token_bucket"))["faults"];
+  CHECK(bucket[0]["failover"]["lost_writes"] == 5);
+  CHECK(bucket[0]["after"]["excess"] == 1);
+  CHECK(bucket[1]["after"]["excess"] == 88);
+}

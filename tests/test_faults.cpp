@@ -99,12 +99,86 @@ TEST_CASE("faults: a peer partition lists one side of the cut") {
   CHECK(s.faults[1].all_instances);
 }
 
+TEST_CASE("faults: redis_failover's phases, their defaults and what it is refused on") {
+  const Scenario s = parse_scenario(
+      scenario_text(R"({"type": "redis_failover", "at": "1s", "replication_lag": "20ms",
+                        "down_after": "1s", "discovery": "250ms", "mode": "blackhole"})",
+                    "\"redis_fixed_window\""),
+      "t.json");
+  REQUIRE(s.faults.size() == 1);
+  CHECK(s.faults[0].type == FaultType::kRedisFailover);
+  CHECK(s.faults[0].replication_lag_us == 20 * kUsPerMs);
+  CHECK(s.faults[0].down_after_us == kUsPerS);
+  CHECK(s.faults[0].promotion_us == kUsPerS);  // the default
+  CHECK(s.faults[0].discovery_us == 250 * kUsPerMs);
+  CHECK(s.faults[0].for_us == 2250 * kUsPerMs);  // their sum
+  CHECK(s.faults[0].mode == FaultMode::kBlackhole);
+  // Sentinel's down-after-milliseconds default, 30 s; a cluster's cluster-node-timeout, 15 s.
+  const auto long_text = [](const std::string& redis_extra) {
+    return fmt::format(
+        R"({{"name": "t", "duration": "1m",
+            "limits": [{{"name": "per_user", "key": "user", "limit": 10, "window": "1m"}}],
+            "instances": {{"count": 1}},
+            "traffic": [{{"name": "u", "users": 1, "rate": "1/s"}}],
+            "redis": {{"rtt": "1ms"{}}},
+            "faults": [{{"type": "redis_failover", "at": "1s", "replication_lag": "0us"}}],
+            "strategies": ["redis_fixed_window"]}})",
+        redis_extra);
+  };
+  CHECK(parse_scenario(long_text(""), "t.json").faults[0].down_after_us == 30 * kUsPerS);
+  CHECK(
+      parse_scenario(long_text(R"(, "cluster": {"nodes": 3})"), "t.json").faults[0].down_after_us ==
+      15 * kUsPerS);
+  try {
+    parse_scenario(long_text(R"(, "url": "redis://127.0.0.1:6379")"), "t.json");
+    FAIL("a real Redis was accepted");
+  } catch (const ScenarioError& error) {
+    CHECK(std::string(error.what()) ==
+          "t.json: faults[0].type: redis_failover is embedded-only: remove redis.url / "
+          "redis.cluster_url");
+  }
+}
+
+TEST_CASE("faults: redis_failover on a run loses the lag's increments") {
+  // One user at 10/s (calls run 0.5 ms after each arrival); the primary goes away at 2 s with
+  // 300 ms of lag: the INCRs of the requests at 1.7, 1.8 and 1.9 s are lost.
+  const Run r = run(scenario_text(R"({"type": "redis_failover", "at": "2s",
+                                      "replication_lag": "300ms", "down_after": "500ms",
+                                      "promotion": "0us"})",
+                                  R"({"name": "redis_fixed_window", "on_error": "fail_closed"})"));
+  const json& fault = r.extra["faults"][0];
+  CHECK(fault["type"] == "redis_failover");
+  CHECK(fault["for_s"] == 0.5);
+  CHECK(fault["failover"]["lost_increments"] == 3);
+  CHECK(fault["failover"]["lost_writes"] == 3);
+  CHECK(fault["failover"]["promoted_s"] == 2.5);
+  CHECK(fault["during"]["allowed"] == 0);
+  CHECK(fault["during"]["offered"] == 5);
+}
+
+TEST_CASE("faults: redis_failover on an embedded cluster fails over every node it hits") {
+  // As above, on 3 masters each with its own replica: the user's counter lives on one of them.
+  // (A service time of 5 us: an embedded cluster with 0 us crashes in main's report code.)
+  const std::string text = R"({"name": "t", "duration": "4s",
+      "limits": [{"name": "per_user", "key": "user", "limit": 1000, "window": "1m"}],
+      "instances": {"count": 1},
+      "traffic": [{"name": "u", "users": 1, "rate": "10/s", "arrival": "constant"}],
+      "redis": {"rtt": "1ms", "service_time": "5us", "timeout": "50ms", "cluster": {"nodes": 3}},
+      "faults": [{"type": "redis_failover", "at": "2s", "replication_lag": "300ms",
+                  "down_after": "500ms", "promotion": "0us"}],
+      "strategies": [{"name": "redis_fixed_window", "on_error": "fail_closed"}]})";
+  const Run all = run(text);
+  CHECK(all.extra["faults"][0]["failover"]["lost_increments"] == 3);
+  CHECK(all.extra["faults"][0]["for_s"] == 0.5);
+}
+
 TEST_CASE("faults: every mistake names the path and what was expected") {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"({"type": "meteor", "at": "1s", "for": "1s"})",
        "t.json: faults[0].type: expected one of \"redis_down\", \"redis_latency\", "
        "\"redis_slow\", \"partition\", \"instance_crash\", \"redis_restart\", "
-       "\"peer_partition\", \"clock_offset\", \"clock_drift\", \"clock_jump\", got \"meteor\""},
+       "\"peer_partition\", \"redis_failover\", \"clock_offset\", \"clock_drift\", "
+       "\"clock_jump\", got \"meteor\""},
       {R"({"type": "redis_down", "at": "1s"})", "t.json: faults[0].for: required field is missing"},
       {R"({"type": "redis_down", "at": "1s", "for": "5s"})",
        "t.json: faults[0].for: expected a duration from 1us to 3s, got \"5s\""},
@@ -139,6 +213,18 @@ TEST_CASE("faults: every mistake names the path and what was expected") {
        "t.json: faults[0].for: not allowed for \"instance_crash\""},
       {R"({"type": "instance_crash", "at": "1s", "instances": [0], "restart_after": "9s"})",
        "t.json: faults[0].restart_after: expected a duration from 1us to 3s, got \"9s\""},
+      {R"({"type": "redis_failover", "at": "1s", "down_after": "1s"})",
+       "t.json: faults[0].replication_lag: required field is missing"},
+      {R"({"type": "redis_failover", "at": "1s", "for": "1s", "replication_lag": "1ms"})",
+       "t.json: faults[0].for: not allowed for \"redis_failover\""},
+      {R"({"type": "redis_failover", "at": "1s", "replication_lag": "1ms"})",
+       "t.json: faults[0].down_after: down_after + promotion + discovery must be positive and end "
+       "by the end of the run (3s), got 31s"},
+      {R"({"type": "redis_failover", "at": "1s", "replication_lag": "1ms", "down_after": "1s"},
+          {"type": "redis_failover", "at": "3s", "replication_lag": "1ms", "down_after": "0s",
+           "promotion": "1ms"})",
+       "t.json: faults[1].nodes: a second redis_failover of node 0: the model fails each node "
+       "over once (the promoted replica has no replica)"},
   };
   for (const auto& [faults, message] : cases) {
     INFO(faults);

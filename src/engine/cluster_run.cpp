@@ -5,7 +5,9 @@
 
 #include "engine/run_error.h"
 #include "redis/mock_store.h"
+#include "redis/replicated_store.h"
 #include "report/rounding.h"
+#include "world/fault_injection.h"
 
 namespace rlsim {
 
@@ -24,7 +26,12 @@ std::unique_ptr<RedisCluster> make_embedded_cluster(const Scenario& scenario, Si
         "redis.cluster is the embedded cluster and cannot run against one real Redis (--redis)",
         RunErrorKind::kBadInput);
   // Each node its own keyspace and Lua state: a script is loaded per node, as on real masters.
-  const NodeStoreFactory embedded = [](int) { return std::make_shared<MockStore>(); };
+  // A node a redis_failover hits is a primary with its replica (redis/replicated_store.h).
+  const NodeStoreFactory embedded = [&scenario](int node) -> std::shared_ptr<DataStore> {
+    if (const auto lag_us = failover_replication_lag(scenario, node))
+      return std::make_shared<ReplicatedStore>(*lag_us);
+    return std::make_shared<MockStore>();
+  };
   ClusterLayout layout = ClusterLayout::even(scenario.redis.cluster_nodes);
   const auto& ranges = scenario.redis.cluster_slots;  // checked by the loader
   for (std::size_t node = 0; node < ranges.size(); ++node)

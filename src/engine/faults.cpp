@@ -4,6 +4,9 @@
 #include <cmath>
 
 #include "engine/cluster_run.h"
+#include "engine/run_error.h"
+#include "engine/store_source.h"
+#include "redis/replicated_store.h"
 #include "report/rounding.h"
 #include "strategy/resilience.h"
 
@@ -14,7 +17,34 @@ namespace {
 // At most this many points in the ops/s series (the bucket grows with the run).
 constexpr DurationUs kMaxSeriesPoints = 600;
 
+// A redis_failover's phases and losses for the report; nullopt for the other faults (and for one
+// that has not started: the run stopped before it).
+std::optional<FaultWindowResult::Failover> failover_result(
+    const FaultSpec& fault, const std::optional<FailoverLoss>& loss) {
+  if (fault.type != FaultType::kRedisFailover || !loss) return std::nullopt;
+  FaultWindowResult::Failover out;
+  out.replication_lag_ms = static_cast<double>(fault.replication_lag_us) / kUsPerMs;
+  out.detected_s = to_seconds(fault.at_us + fault.down_after_us);
+  out.promoted_s = to_seconds(fault.at_us + fault.down_after_us + fault.promotion_us);
+  out.clients_back_s = to_seconds(fault.at_us + fault.for_us);
+  out.lost_writes = loss->writes;
+  out.lost_increments = loss->increments;
+  out.lost_commands = loss->commands;
+  return out;
+}
+
 }  // namespace
+
+std::unique_ptr<DataStore> make_front_store(const Scenario& scenario) {
+  const auto lag_us = failover_replication_lag(scenario, 0);
+  if (lag_us && (!scenario.redis.url.empty() || !scenario.redis.cluster_url.empty()))
+    throw RunError(
+        "redis_failover is embedded-only: it needs a replica rlsim drives, run it without --redis",
+        RunErrorKind::kBadInput);
+  if (lag_us && scenario.redis.cluster_nodes == 0)
+    return std::make_unique<ReplicatedStore>(*lag_us);
+  return store_source().make_store(scenario);
+}
 
 FaultSchedule::FaultSchedule(const Scenario& scenario, Simulator& sim, Deployment& deployment,
                              InstancePool& pool, Strategy& strategy, const Oracle& oracle,
@@ -153,7 +183,8 @@ RedisSideResult FaultSchedule::report(TimeUs end_us) const {
     faults.push_back(FaultWindowResult{
         to_string(fault.type), to_seconds(fault.at_us), to_seconds(fault.for_us),
         delta(window.at_begin, end), delta(end, after),
-        window.last_excess_us < 0 ? 0.0 : to_seconds(window.last_excess_us - end_of_fault_us)});
+        window.last_excess_us < 0 ? 0.0 : to_seconds(window.last_excess_us - end_of_fault_us),
+        failover_result(fault, injector_.failover_loss(i))});
   }
   return out;
 }

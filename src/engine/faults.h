@@ -4,6 +4,8 @@
 // (world/fault_injection.h: what each fault type does to the nodes and instances); the oracle's
 // counts are snapshotted at each fault's start, end and one window after, for the report's
 // "faults" list, together with the per-node Redis figures and the resilience policy's.
+#include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -21,6 +23,11 @@
 namespace rlsim {
 
 class ResilientStrategy;
+
+// The store of a run's front Redis node: a ReplicatedStore (redis/replicated_store.h) when a
+// redis_failover hits the single embedded node, the installed store source's otherwise. Throws
+// RunError (kBadInput) for a redis_failover on a real Redis (--redis): it is embedded-only.
+std::unique_ptr<DataStore> make_front_store(const Scenario& scenario);
 
 class FaultSchedule final : public EventTarget, public DecisionObserver {
  public:

@@ -18,6 +18,7 @@
 #include "engine/shadow.h"
 #include "engine/stop.h"
 #include "engine/store_source.h"
+#include "engine/strategy_timeout.h"
 #include "oracle/alert_series.h"
 #include "oracle/oracle.h"
 #include "oracle/verdict_watch.h"
@@ -90,14 +91,19 @@ std::vector<ResolvedStrategy> resolve_strategies(const Scenario& scenario,
           file, path,
           fmt::format("unknown strategy \"{}\" (expected one of: {})", spec.name, names)));
     }
+    nlohmann::json given = spec.params;
+    StrategyTimeout timeout = resolve_strategy_timeout(scenario, spec, *info, file, given);
+    ResolvedStrategy entry{info, spec.label,         nlohmann::json(),       spec.mode,
+                           "",   timeout.timeout_us, std::move(timeout.from)};
     std::string field, error;
-    auto params = resolve_params(*info, spec.params, field, error, scenario_dir_of(scenario));
+    auto params = resolve_params(*info, given, field, error, scenario_dir_of(scenario));
     if (params && info->check_limits &&
         !info->check_limits(ParamReader(*params), scenario.limits, field, error))
       params.reset();
     if (!params)
       throw ScenarioError(scenario_error_message(file, spec.json_path + "." + field, error));
-    resolved.push_back(ResolvedStrategy{info, spec.label, std::move(*params), spec.mode, ""});
+    entry.params = std::move(*params);
+    resolved.push_back(std::move(entry));
   }
   pair_shadow_strategies(resolved);
   return resolved;
@@ -108,10 +114,20 @@ std::vector<ResolvedStrategy> resolve_strategies(const Scenario& scenario,
 class StrategyRun final : public RequestSink, public EventTarget {
  public:
   StrategyRun(const Scenario& scenario, const ResolvedStrategy& strategy, std::uint64_t seed)
-      : scenario_(scenario),
+      : StrategyRun(scenario_with_strategy_timeout(scenario, strategy.redis_timeout_us), scenario,
+                    strategy, seed) {}
+  // `own`: the scenario with the strategy's Redis client timeout (engine/strategy_timeout.h), or
+  // null when it is `given`'s; the run keeps it and runs on it.
+  StrategyRun(std::unique_ptr<Scenario>&& own, const Scenario& given,
+              const ResolvedStrategy& strategy, std::uint64_t seed)
+      : StrategyRun(own ? *own : given, strategy, seed, std::move(own)) {}
+  StrategyRun(const Scenario& scenario, const ResolvedStrategy& strategy, std::uint64_t seed,
+              std::unique_ptr<Scenario>&& own)
+      : own_scenario_(std::move(own)),
+        scenario_(scenario),
         catalog_(scenario),
         deployment_(
-            scenario, sim_, store_source().make_store(scenario),
+            scenario, sim_, make_front_store(scenario),
             [&](DataStore& store) { return make_cluster(scenario, store, seed, sim_); }, seed),
         pool_(scenario.instances, scenario.balancer, seed),
         strategy_(strategy.info->make(StrategyEnv{sim_, deployment_.front(), scenario.limits,
@@ -144,6 +160,8 @@ class StrategyRun final : public RequestSink, public EventTarget {
     result_.label = strategy.label;
     result_.name = strategy.info->name;
     result_.per_instance_limit = strategy.info->per_instance_limit;
+    if (strategy.redis_timeout_us)
+      result_.redis_timeout = {*strategy.redis_timeout_us, strategy.redis_timeout_from};
     for (std::uint32_t i = 0; i < scenario.traffic.size(); ++i) {
       // A replay group reads its log through the opener the front end gave (docs/replay.md).
       if (scenario.traffic[i].replay) {
@@ -366,6 +384,7 @@ class StrategyRun final : public RequestSink, public EventTarget {
     return pending;
   }
 
+  std::unique_ptr<Scenario> own_scenario_;  // see the constructor; scenario_ may refer to it
   const Scenario& scenario_;
   Simulator sim_;
   Catalog catalog_;

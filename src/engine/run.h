@@ -3,6 +3,7 @@
 // world (simulator, mock Redis, instances, traffic) from the scenario, so each strategy sees the
 // same traffic and no strategy can change another one's numbers.
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -25,6 +26,10 @@ struct ResolvedStrategy {
   // ("" when there is none). An entry with a partner records each request's decision, so that the
   // report can compare the two runs request by request (report/shadow_report.h).
   std::string partner;
+  // The entry's Redis client timeout when it is not the scenario's redis.timeout: its `timeout`
+  // or its product's default (engine/strategy_timeout.h), and where it comes from.
+  std::optional<DurationUs> redis_timeout_us = std::nullopt;
+  std::string redis_timeout_from = "";
 };
 
 // Checks every strategy entry (name known, parameters valid). Throws ScenarioError naming the

@@ -53,6 +53,9 @@ class CrossSlotCheck final : public DataStore {
   }
   std::size_t key_count() const override { return inner_.key_count(); }
   void lose_data() override { inner_.lose_data(); }
+  std::optional<FailoverLoss> fail_over(TimeUs server_now_us) override {
+    return inner_.fail_over(server_now_us);
+  }
 
  private:
   DataStore& inner_;

@@ -965,7 +965,9 @@ Reply MockStore::dispatch(const Command& argv, TimeUs now_us, bool from_script) 
     return Reply::error("OOM command not allowed when used memory > 'maxmemory'.");
   }
   Context ctx{*this, argv, now_us};
-  return row->handler(ctx);
+  Reply reply = row->handler(ctx);
+  if (watcher_ != nullptr && !reply.is_error()) watcher_->executed(argv, reply);
+  return reply;
 }
 
 }  // namespace rlsim

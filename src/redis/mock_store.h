@@ -16,6 +16,14 @@
 
 namespace rlsim {
 
+// Told of every command a MockStore executed without an error reply, a script's own calls
+// included (redis/replicated_store.h counts the writes each call made).
+class CommandWatcher {
+ public:
+  virtual ~CommandWatcher() = default;
+  virtual void executed(const Command& argv, const Reply& reply) = 0;
+};
+
 class MockStore final : public DataStore {
  public:
   // The most keys one store holds, like a Redis `maxmemory`: once reached, commands that may
@@ -36,6 +44,9 @@ class MockStore final : public DataStore {
 
   // Runs one command at `server_now_us` (Unix microseconds). Convenience for tests.
   Reply run(const Command& command, TimeUs server_now_us);
+
+  // `watcher` (null: none) is told of every command executed from now on; it outlives the store.
+  void set_watcher(CommandWatcher* watcher) { watcher_ = watcher; }
 
   // Names of all registered commands, for docs and `rlsim explain`.
   static std::vector<std::string> command_names();
@@ -102,6 +113,7 @@ class MockStore final : public DataStore {
   // case), "" when none: the script's reply then becomes an error that stops the run, even if the
   // script caught the call's error with pcall.
   std::string lacking_command_;
+  CommandWatcher* watcher_ = nullptr;
   friend struct Context;
 };
 

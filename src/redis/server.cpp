@@ -214,6 +214,12 @@ void RedisServer::arrive(std::uint32_t index) {
   }
 }
 
+std::optional<FailoverLoss> RedisServer::fail_over() {
+  // The store's clock never steps back (as for a call's service start).
+  store_time_us_ = std::max(store_time_us_, clock_unix_us(sim_.now()));
+  return store_.fail_over(store_time_us_);
+}
+
 void RedisServer::set_slow_periods(std::vector<SlowPeriod> periods) {
   for (std::size_t i = 0; i < periods.size(); ++i) {
     RLSIM_CHECK(periods[i].from_us < periods[i].until_us && periods[i].multiplier > 0);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "core/check.h"
@@ -255,6 +256,9 @@ class RedisServer final : public EventTarget {
   // The server restarted without persistence (the redis_restart fault): its keys and script cache
   // are gone. Calls already executed keep their replies.
   void lose_data() { store_.lose_data(); }
+  // The primary went away and its replica takes over now (the redis_failover fault): see
+  // DataStore::fail_over, given the store's time now on this server's clock.
+  std::optional<FailoverLoss> fail_over();
   // Calls still in flight (bounded by the number of waiting requests).
   std::size_t in_flight() const { return records_.size() - free_records_.size(); }
 

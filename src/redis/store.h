@@ -50,6 +50,15 @@ struct BackendReport {
   std::string stopped;
 };
 
+// What a failover lost (the redis_failover fault, docs/faults.md#redis_failover): the writes the
+// primary had acknowledged and not yet sent to its replica when it went away.
+struct FailoverLoss {
+  std::int64_t writes = 0;      // calls that changed data on the primary (a script's counts once)
+  std::int64_t increments = 0;  // counter increments in them: INCR/INCRBY/DECR/DECRBY/HINCRBY
+                                // amounts, members ZADD added (also inside scripts)
+  std::int64_t commands = 0;    // data-changing commands in them, a script's own calls included
+};
+
 class DataStore {
  public:
   virtual ~DataStore() = default;
@@ -63,6 +72,11 @@ class DataStore {
   // Forgets every key and loaded script, as a Redis restarted without persistence does (the
   // redis_restart fault). A store behind a socket forgets only this run's keys and scripts.
   virtual void lose_data() = 0;
+  // The primary went away and its replica serves from now on (the redis_failover fault): the
+  // writes not yet replicated at `server_now_us` (on the store's clock) are gone, and so is the
+  // script cache (a promoted replica has none). Returns what was lost; nullopt for a store
+  // without a replica (nothing happens).
+  virtual std::optional<FailoverLoss> fail_over(TimeUs /*server_now_us*/) { return std::nullopt; }
 
   // A store behind a socket (RealStore) answers later than it executes: the server model then
   // calls submit() when a call reaches the simulated server (in virtual-time order, so commands

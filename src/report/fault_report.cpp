@@ -108,14 +108,27 @@ std::string resilience_lines(const std::string& label, const ResilienceResult& r
   return line;
 }
 
+// One short line for a redis_failover: its phases and what the promoted replica lacked.
+std::string failover_line(const std::string& label, const FaultWindowResult& fault) {
+  if (!fault.failover) return "";
+  const FaultWindowResult::Failover& f = *fault.failover;
+  return fmt::format(
+      "{}: failover: lag {} ms; detected {}s, promoted {}s, clients back {}s; lost {} writes, {} "
+      "increments\n",
+      label, f.replication_lag_ms, f.detected_s, f.promoted_s, f.clients_back_s, f.lost_writes,
+      f.lost_increments);
+}
+
 std::string fault_line(const std::string& label, const FaultWindowResult& fault) {
   return fmt::format(
-      "{}: {} at {}s for {}s: during: allowed {}/{}, excess {}, false denials {}, waited a full "
-      "timeout {}; next window: excess {}, false denials {}; back within the limit {:.2f}s "
-      "after\n",
-      label, fault.type, fault.at_s, fault.for_s, fault.during.allowed, fault.during.offered,
-      fault.during.excess, fault.during.false_denials, fault.during.waited_full_timeout,
-      fault.after.excess, fault.after.false_denials, fault.recovery_s);
+             "{}: {} at {}s for {}s: during: allowed {}/{}, excess {}, false denials {}, waited a "
+             "full "
+             "timeout {}; next window: excess {}, false denials {}; back within the limit {:.2f}s "
+             "after\n",
+             label, fault.type, fault.at_s, fault.for_s, fault.during.allowed, fault.during.offered,
+             fault.during.excess, fault.during.false_denials, fault.during.waited_full_timeout,
+             fault.after.excess, fault.after.false_denials, fault.recovery_s) +
+         failover_line(label, fault);
 }
 
 }  // namespace
@@ -152,9 +165,12 @@ std::string fault_notes(const RunResult& result) {
           cluster.bucket_ops_imbalance);
     }
     if (side.redis_node || side.redis_cluster) {
-      out +=
-          fmt::format("{}: requests that waited a full Redis timeout ({} ms): {}\n", strategy.label,
-                      result.scenario->redis.timeout_us / kUsPerMs, side.waited_full_timeout);
+      const TimeUs timeout_us = strategy.redis_timeout ? strategy.redis_timeout->timeout_us
+                                                       : result.scenario->redis.timeout_us;
+      out += fmt::format("{}: requests that waited a full Redis timeout ({} ms{}): {}\n",
+                         strategy.label, timeout_us / kUsPerMs,
+                         strategy.redis_timeout ? ", " + strategy.redis_timeout->from : "",
+                         side.waited_full_timeout);
     }
     if (side.resilience)
       out += resilience_lines(strategy.label, *side.resilience, result.scenario->duration_us);

@@ -100,6 +100,10 @@ ordered_json strategy_json(const StrategyResult& result, const Scenario& scenari
   out["redis_round_trips_per_request"] =
       round4(per_request(result.redis_round_trips, totals.offered));
   out["redis_timeouts"] = result.redis_timeouts;
+  if (result.redis_timeout)
+    out["redis_timeout"] = {
+        {"ms", static_cast<double>(result.redis_timeout->timeout_us) / kUsPerMs},
+        {"from", result.redis_timeout->from}};
   out["redis_keys_at_end"] = result.redis_keys_at_end;
   out["latency_us"] = {{"p50", totals.latency_us.quantile(0.5)},
                        {"p99", totals.latency_us.quantile(0.99)},

@@ -55,12 +55,22 @@ ordered_json counts_json(const FaultWindowResult::Counts& counts) {
 }
 
 ordered_json fault_window_json(const FaultWindowResult& fault) {
-  return {{"type", fault.type},
-          {"at_s", fault.at_s},
-          {"for_s", fault.for_s},
-          {"during", counts_json(fault.during)},
-          {"after", counts_json(fault.after)},
-          {"recovery_s", fault.recovery_s}};
+  ordered_json out = {{"type", fault.type},
+                      {"at_s", fault.at_s},
+                      {"for_s", fault.for_s},
+                      {"during", counts_json(fault.during)},
+                      {"after", counts_json(fault.after)},
+                      {"recovery_s", fault.recovery_s}};
+  if (const auto& failover = fault.failover) {
+    out["failover"] = {{"replication_lag_ms", failover->replication_lag_ms},
+                       {"detected_s", failover->detected_s},
+                       {"promoted_s", failover->promoted_s},
+                       {"clients_back_s", failover->clients_back_s},
+                       {"lost_writes", failover->lost_writes},
+                       {"lost_increments", failover->lost_increments},
+                       {"lost_commands", failover->lost_commands}};
+  }
+  return out;
 }
 
 ordered_json latency_json(const LatencyQuantiles& latency) {

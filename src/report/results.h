@@ -39,6 +39,13 @@ struct StrategyResult {
   std::string label;
   std::string name;
   bool per_instance_limit = false;  // StrategyInfo::per_instance_limit (report/overshoot_cap.h)
+  // The strategy's Redis client timeout when it is not the scenario's redis.timeout (the entry's
+  // `timeout` or its product's default, engine/strategy_timeout.h), and where it comes from.
+  struct RedisTimeout {
+    DurationUs timeout_us = 0;
+    std::string from;
+  };
+  std::optional<RedisTimeout> redis_timeout;
   OracleTotals totals;
   std::uint64_t redis_commands = 0;
   std::uint64_t redis_round_trips = 0;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "scenario/load_clocks.h"
 #include "scenario/reader.h"
 
@@ -74,6 +76,23 @@ void read_crash(ObjectReader& reader, FaultSpec& fault, DurationUs until_end_us)
 
 void read_restart(ObjectReader&, FaultSpec& fault, DurationUs) { fault.mode = FaultMode::kRefuse; }
 
+// Sentinel's down-after-milliseconds default (redis/redis sentinel.conf: 30000); with
+// redis.cluster the default is cluster-node-timeout's (redis.conf: 15000), set by
+// resolve_failovers once the redis section is known.
+constexpr DurationUs kSentinelDownAfterUs = 30 * kUsPerS;
+constexpr DurationUs kClusterNodeTimeoutUs = 15 * kUsPerS;
+
+// The phases are read here; `for` is their sum (resolve_failovers), so the type has no `for`.
+void read_failover(ObjectReader& reader, FaultSpec& fault, DurationUs until_end_us) {
+  fault.mode = reader.enum_field("mode", FaultMode::kRefuse, kModes);
+  fault.replication_lag_us =
+      reader.duration_field("replication_lag", nullptr, 0, ScenarioBounds::kMaxRedisTimeUs);
+  const DurationUs unset = -1, one_s = kUsPerS, zero = 0;
+  fault.down_after_us = reader.duration_field("down_after", &unset, 0, until_end_us);
+  fault.promotion_us = reader.duration_field("promotion", &one_s, 0, until_end_us);
+  fault.discovery_us = reader.duration_field("discovery", &zero, 0, until_end_us);
+}
+
 // No fields of its own: a cut link drops packets, so a peer's call waits out its own timeout.
 void read_peer_partition(ObjectReader&, FaultSpec&, DurationUs) {}
 
@@ -89,6 +108,9 @@ constexpr FaultTypeRow kFaultTypes[] = {
     // Cuts the links between the listed instances and the others (peers that talk to each
     // other, as gubernator's); Redis stays reachable.
     {"peer_partition", FaultType::kPeerPartition, Target::kInstances, true, read_peer_partition},
+    // The primary goes away; its replica, missing the last replication_lag of writes, serves
+    // after detection, promotion and the clients' discovery.
+    {"redis_failover", FaultType::kRedisFailover, Target::kNode, false, read_failover},
 };
 
 // The row of `type`; null for the clock faults (load_clocks.cpp reads them).
@@ -253,6 +275,51 @@ void resolve_regions(const std::string& file, Scenario& scenario) {
   }
 }
 
+bool fault_hits_node_spec(const FaultSpec& fault, std::int32_t node) {
+  return fault.nodes.empty() ||
+         std::find(fault.nodes.begin(), fault.nodes.end(), node) != fault.nodes.end();
+}
+
+void fail_failover(const std::string& file, const FaultSpec& fault, const std::string& field,
+                   const std::string& message) {
+  throw ScenarioError(scenario_error_message(file, fault.json_path + field, message));
+}
+
+// redis_failover: its phases' defaults and sum, and what the model covers: the embedded Redis or
+// embedded cluster, without regions, one failover per node (the promoted replica has no replica).
+void resolve_failovers(const std::string& file, Scenario& scenario) {
+  std::vector<bool> failed_over(static_cast<std::size_t>(std::max(1, scenario.redis.cluster_nodes)),
+                                false);
+  for (FaultSpec& fault : scenario.faults) {
+    if (fault.type != FaultType::kRedisFailover) continue;
+    if (!scenario.redis.url.empty() || !scenario.redis.cluster_url.empty())
+      fail_failover(file, fault, ".type",
+                    "redis_failover is embedded-only: remove redis.url / redis.cluster_url");
+    if (scenario.regions.enabled())
+      fail_failover(file, fault, ".type",
+                    "\"redis_failover\" is not supported together with \"regions\" yet");
+    if (fault.down_after_us < 0)
+      fault.down_after_us =
+          scenario.redis.cluster_nodes > 0 ? kClusterNodeTimeoutUs : kSentinelDownAfterUs;
+    fault.for_us = fault.down_after_us + fault.promotion_us + fault.discovery_us;
+    if (fault.for_us <= 0 || fault.at_us + fault.for_us > scenario.duration_us)
+      fail_failover(file, fault, ".down_after",
+                    fmt::format("down_after + promotion + discovery must be positive and end by "
+                                "the end of the run ({}), got {}",
+                                format_duration(scenario.duration_us - fault.at_us),
+                                format_duration(fault.for_us)));
+    for (std::size_t node = 0; node < failed_over.size(); ++node) {
+      if (!fault_hits_node_spec(fault, static_cast<std::int32_t>(node))) continue;
+      if (failed_over[node])
+        fail_failover(file, fault, ".nodes",
+                      fmt::format("a second redis_failover of node {}: the model fails each "
+                                  "node over once (the promoted replica has no replica)",
+                                  node));
+      failed_over[node] = true;
+    }
+  }
+}
+
 }  // namespace
 
 void read_scenario_faults(const json* faults, const json* clock_faults, const std::string& file,
@@ -272,6 +339,7 @@ void read_scenario_faults(const json* faults, const json* clock_faults, const st
                       "a node index needs \"redis.cluster\" (the scenario has one Redis node)")
                 : fmt::format("expected node indexes below {} (redis.cluster.nodes), got {}",
                               scenario.redis.cluster_nodes, node)));
+  resolve_failovers(file, scenario);
   collect_clock_faults(scenario.faults, scenario.instances.clock);
 }
 

@@ -188,6 +188,7 @@ RedisSpec read_redis(const json* value, const std::string& file) {
   }
   spec.service_time_us = reader.duration_field("service_time", &spec.service_time_us, 0, kUsPerS);
   spec.timeout_us = reader.duration_field("timeout", &spec.timeout_us, 1, max_us);
+  spec.timeout_given = reader.find("timeout") != nullptr;
   const std::int64_t unlimited = 0;
   spec.pool_size =
       static_cast<int>(reader.int_field("pool", &unlimited, 0, ScenarioBounds::kMaxPoolSize));

@@ -150,6 +150,9 @@ struct RedisSpec {
   RttSpec rtt;
   DurationUs service_time_us = 5;  // per command, on the single-threaded server
   DurationUs timeout_us = 50 * kUsPerMs;
+  // Whether the file gave redis.timeout: without it a product strategy's own default client
+  // timeout applies to it (engine/strategy_timeout.h).
+  bool timeout_given = false;
   int pool_size = 0;  // connections per instance; 0: unlimited
   // A real Redis to run against instead of the embedded one (docs/real-redis.md): "redis.url" in
   // the scenario or `--redis URL`; empty: the embedded Redis. `keep_keys` (--keep-keys) leaves
@@ -215,7 +218,8 @@ enum class FaultType {
   kClockDrift,
   kClockJump,
   kRedisRestart,
-  kPeerPartition
+  kPeerPartition,
+  kRedisFailover
 };
 enum class FaultMode { kRefuse, kBlackhole };
 
@@ -237,7 +241,15 @@ struct FaultSpec {
   // redis_down, redis_latency, redis_slow, redis_restart on a cluster: the nodes it hits (empty:
   // all).
   std::vector<std::int32_t> nodes;
-  ClockFault clock;       // clock_offset, clock_drift, clock_jump (docs/clocks.md)
+  ClockFault clock;  // clock_offset, clock_drift, clock_jump (docs/clocks.md)
+  // redis_failover (docs/faults.md#redis_failover): the replica's lag behind the primary, and the
+  // phases after the primary goes away at `at` (for_us is their sum): Sentinel's
+  // down-after-milliseconds (a cluster's cluster-node-timeout), the promotion, the clients'
+  // discovery of the new primary.
+  DurationUs replication_lag_us = 0;
+  DurationUs down_after_us = 0;
+  DurationUs promotion_us = 0;
+  DurationUs discovery_us = 0;
   std::string json_path;  // "faults[2]", for messages
 };
 const char* to_string(FaultType type);

@@ -491,7 +491,7 @@ bool check_envoy_ratelimit(const ParamReader& params, const std::string&, std::s
 }
 
 StrategyInfo declare_envoy_ratelimit() {
-  return StrategyInfo{
+  StrategyInfo info{
       "envoy_ratelimit",
       "Envoy's global rate limit filter and the envoyproxy/ratelimit service: a fixed window in "
       "Redis (pipelined INCRBY + EXPIRE, rejected requests counted) behind a gRPC hop with a 20 "
@@ -567,6 +567,10 @@ StrategyInfo declare_envoy_ratelimit() {
       construct<EnvoyRatelimit>,
       nullptr,
       check_envoy_ratelimit};
+  // The service's REDIS_TIMEOUT default (settings.go, PR #987); `timeout` is Envoy's RPC timeout.
+  info.product_redis_timeout_us = 10 * kUsPerS;
+  info.product_redis_timeout_from = "envoyproxy/ratelimit's REDIS_TIMEOUT default";
+  return info;
 }
 
 const StrategyRegistration kEnvoyRatelimitRegistration(220, declare_envoy_ratelimit);

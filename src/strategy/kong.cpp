@@ -303,7 +303,7 @@ bool check_kong(const ParamReader& params, const std::string&, std::string& fiel
 }
 
 StrategyInfo declare_kong() {
-  return StrategyInfo{
+  StrategyInfo info{
       "kong",
       "Kong's rate-limiting plugin: policy local (read, then count in a timer) or redis (INCR "
       "first, or a cached count synced every sync_rate)",
@@ -328,7 +328,8 @@ StrategyInfo declare_kong() {
       "lets the request through (false: Kong answers 500, here a denial). Simplified: one nginx "
       "worker per instance (Kong's cache is per worker), no cluster (database) policy, no month "
       "or year periods, route and service ids left out of the key, no headers; the Redis client "
-      "timeout is the scenario's redis.timeout (Kong's redis.timeout defaults to 2000 ms).",
+      "timeout is the entry's timeout, else the scenario's redis.timeout, else Kong's own "
+      "redis.timeout default, 2000 ms (kong/tools/redis/schema.lua, DEFAULT_TIMEOUT).",
       {ParamSpec{"policy",
                  ParamType::kEnum,
                  "local",
@@ -360,6 +361,10 @@ StrategyInfo declare_kong() {
       construct<Kong>,
       nullptr,
       check_kong};
+  // kong/tools/redis/schema.lua: `timeout = typedefs.timeout { default = DEFAULT_TIMEOUT }`, 2000.
+  info.product_redis_timeout_us = 2000 * kUsPerMs;
+  info.product_redis_timeout_from = "Kong's redis.timeout default";
+  return info;
 }
 
 const StrategyRegistration kKongRegistration(210, declare_kong);

@@ -142,6 +142,12 @@ struct StrategyInfo {
   std::function<bool(const ParamReader& params, const std::vector<Limit>& limits,
                      std::string& field, std::string& error)>
       check_limits = nullptr;
+  // The product's own Redis client timeout (Kong's redis.timeout, 2000 ms), the strategy's client
+  // timeout when neither its entry's `timeout` nor the scenario's redis.timeout is given
+  // (engine/strategy_timeout.h); nullopt: the scenario's. `product_redis_timeout_from` says where
+  // the value comes from, for the report.
+  std::optional<DurationUs> product_redis_timeout_us = std::nullopt;
+  std::string product_redis_timeout_from = "";
 };
 
 // The factory of a strategy class that is constructed from its environment, for StrategyInfo::make.

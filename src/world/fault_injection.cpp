@@ -38,17 +38,18 @@ void compose_latency(const FaultSpec& fault, RedisConditions& conditions) {
 }
 
 // The table of fault effects: one row per type, in FaultType's order.
-constexpr std::array<FaultEffectRow, 10> kFaultEffects = {{
-    {FaultType::kRedisDown, compose_down, false, false, false, false, false},
-    {FaultType::kRedisLatency, compose_latency, false, false, false, false, false},
-    {FaultType::kRedisSlow, nullptr, true, false, false, false, false},
-    {FaultType::kPartition, compose_partition, false, true, false, false, false},
-    {FaultType::kInstanceCrash, nullptr, false, false, true, false, false},
-    {FaultType::kClockOffset, nullptr, false, false, false, false, false},
-    {FaultType::kClockDrift, nullptr, false, false, false, false, false},
-    {FaultType::kClockJump, nullptr, false, false, false, false, false},
-    {FaultType::kRedisRestart, compose_down, false, false, false, true, false},
-    {FaultType::kPeerPartition, nullptr, false, false, false, false, true},
+constexpr std::array<FaultEffectRow, 11> kFaultEffects = {{
+    {FaultType::kRedisDown, compose_down, false, false, false, false, false, false},
+    {FaultType::kRedisLatency, compose_latency, false, false, false, false, false, false},
+    {FaultType::kRedisSlow, nullptr, true, false, false, false, false, false},
+    {FaultType::kPartition, compose_partition, false, true, false, false, false, false},
+    {FaultType::kInstanceCrash, nullptr, false, false, true, false, false, false},
+    {FaultType::kClockOffset, nullptr, false, false, false, false, false, false},
+    {FaultType::kClockDrift, nullptr, false, false, false, false, false, false},
+    {FaultType::kClockJump, nullptr, false, false, false, false, false, false},
+    {FaultType::kRedisRestart, compose_down, false, false, false, true, false, false},
+    {FaultType::kPeerPartition, nullptr, false, false, false, false, true, false},
+    {FaultType::kRedisFailover, compose_down, false, false, false, false, false, true},
 }};
 
 }  // namespace
@@ -78,6 +79,13 @@ RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active,
 bool fault_hits_node(const FaultSpec& fault, int node) {
   return fault.nodes.empty() ||
          std::find(fault.nodes.begin(), fault.nodes.end(), node) != fault.nodes.end();
+}
+
+std::optional<DurationUs> failover_replication_lag(const Scenario& scenario, int node) {
+  for (const FaultSpec& fault : scenario.faults)
+    if (fault_effect(fault.type).fails_over && fault_hits_node(fault, node))
+      return fault.replication_lag_us;
+  return std::nullopt;
 }
 
 std::vector<SlowPeriod> slow_periods(const std::vector<FaultSpec>& faults,
@@ -117,7 +125,8 @@ FaultInjector::FaultInjector(const Scenario& scenario, Deployment& deployment, I
       pool_(pool),
       observer_(observer),
       active_(scenario.faults.size(), false),
-      stopped_(scenario.faults.size(), 0) {
+      stopped_(scenario.faults.size(), 0),
+      failover_losses_(scenario.faults.size()) {
   for (std::uint32_t r = 0; r < deployment.region_count(); ++r)
     servers_.push_back(&deployment.region_server(r));
 }
@@ -144,8 +153,26 @@ bool FaultInjector::begin(std::size_t index) {
   active_[index] = true;
   const bool crashed = fault_effect(fault.type).crashes_instances && crash(fault, index);
   if (fault_effect(fault.type).loses_data) lose_data(fault);
+  if (fault_effect(fault.type).fails_over) fail_over(fault, index);
   apply();
   return crashed;
+}
+
+void FaultInjector::fail_over(const FaultSpec& fault, std::size_t index) {
+  // The loader allows it on the embedded Redis (one server, no regions) or embedded cluster only.
+  FailoverLoss& total = failover_losses_[index].emplace();
+  const auto add = [&total](const std::optional<FailoverLoss>& loss) {
+    RLSIM_CHECK(loss.has_value());
+    total.writes += loss->writes;
+    total.increments += loss->increments;
+    total.commands += loss->commands;
+  };
+  if (cluster_ == nullptr) {
+    add(server_.fail_over());
+    return;
+  }
+  for (int n = 0; n < cluster_->node_count(); ++n)
+    if (fault_hits_node(fault, n)) add(cluster_->node(n).fail_over());
 }
 
 void FaultInjector::lose_data(const FaultSpec& fault) {

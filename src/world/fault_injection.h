@@ -6,6 +6,7 @@
 // the report) is the app's (engine/faults.h).
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "redis/cluster.h"
@@ -34,6 +35,9 @@ struct FaultEffectRow {
   // Cuts the links between the instances it lists and the others (peer_partition): the
   // deployment's PeerLinks.
   bool cuts_peer_links;
+  // Promotes the replica of the nodes it hits at its start, losing the writes not yet replicated
+  // (redis_failover; the nodes' stores are ReplicatedStores, engine/run.cpp).
+  bool fails_over;
 };
 
 // The row of `type`. Clock faults have rows that do nothing here: clocks are functions of time
@@ -51,6 +55,11 @@ RedisConditions compose_conditions(const std::vector<const FaultSpec*>& active,
 
 // Whether a Redis fault hits cluster node `node`: the nodes its `nodes` lists, or every node.
 bool fault_hits_node(const FaultSpec& fault, int node);
+
+// The replication lag of the redis_failover that hits Redis node `node` (0 without a cluster), or
+// nullopt when none does: that node's store is then a primary with a replica
+// (redis/replicated_store.h).
+std::optional<DurationUs> failover_replication_lag(const Scenario& scenario, int node);
 
 // The stretches in which one Redis server runs slower: the slowing faults of `faults` that
 // `hits` says reach it, their multipliers multiplied where they overlap (multiplier 1: none).
@@ -77,11 +86,17 @@ class FaultInjector {
 
   // True when instance `id` crashed: a request still in flight on it failed.
   bool crashed(std::uint32_t id) const { return id < crashed_.size() && crashed_[id]; }
+  // What fault `index` (a redis_failover that started) lost, summed over the nodes it hit;
+  // nullopt for other faults and before the start.
+  const std::optional<FailoverLoss>& failover_loss(std::size_t index) const {
+    return failover_losses_[index];
+  }
 
  private:
   void apply();  // sets the nodes' conditions and the partitions from the active faults
   bool crash(const FaultSpec& fault, std::size_t index);
   void lose_data(const FaultSpec& fault);  // empties the Redis nodes `fault` hits
+  void fail_over(const FaultSpec& fault, std::size_t index);  // promotes their replicas
   bool restart(std::size_t index, TimeUs now_us);
 
   const Scenario& scenario_;
@@ -95,6 +110,7 @@ class FaultInjector {
   std::vector<int> stopped_;            // per fault: instances a crash stopped
   std::vector<bool> crashed_;           // per instance id
   std::vector<std::uint32_t> cut_off_;  // instance ids any partition ever listed
+  std::vector<std::optional<FailoverLoss>> failover_losses_;  // per fault
 };
 
 }  // namespace rlsim

@@ -152,6 +152,16 @@ struct FaultWindowResult {
   };
   Counts during, after;
   double recovery_s = 0;  // from the fault's end to the last admission beyond the limit
+  // redis_failover only (docs/faults.md#redis_failover): its phases and what the promoted replica
+  // lacked.
+  struct Failover {
+    double replication_lag_ms = 0;
+    double detected_s = 0;      // at + down_after: Sentinel (or the cluster) marks the primary down
+    double promoted_s = 0;      // + promotion: the replica is the primary
+    double clients_back_s = 0;  // + discovery: the clients use it (the fault's end)
+    std::int64_t lost_writes = 0, lost_increments = 0, lost_commands = 0;
+  };
+  std::optional<Failover> failover = std::nullopt;
 };
 
 // The Redis side of one strategy run, in report order.
