@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 
 #include "app/exit_codes.h"
@@ -89,9 +90,16 @@ std::vector<Chart> sweep_charts(const std::vector<SweepParameter>& parameters,
       if (c == '.' || c == '[' || c == ']') c = '-';
     // Short enough for the chart's width; the x axis names the swept field.
     chart.title = seeds > 1 ? fmt::format("{} (mean of {} seeds)", metric, seeds) : metric;
-    chart.x_label =
-        numeric ? x_parameter.path : x_parameter.path + " (position in the list of values)";
+    chart.x_label = x_parameter.path;
     chart.y_label = metric;
+    // Values that are not numbers (durations, names) sit at evenly spaced positions, each tick
+    // labelled with its value.
+    if (!numeric) {
+      for (std::size_t v = 0; v < x_parameter.values.size(); ++v)
+        chart.x_ticks.emplace_back(static_cast<double>(v + 1),
+                                   setting_value_text(x_parameter.values[v]));
+      chart.x_max = static_cast<double>(x_parameter.values.size()) + 0.5;
+    }
     // One series per strategy label and combination of the other parameters' values.
     std::vector<std::string> names;
     for (const Point& point : points) {
@@ -116,7 +124,8 @@ std::vector<Chart> sweep_charts(const std::vector<SweepParameter>& parameters,
             x, summary->mean);
       }
     }
-    charts.push_back(std::move(chart));
+    std::vector<Chart> parts = small_multiples(std::move(chart));
+    std::move(parts.begin(), parts.end(), std::back_inserter(charts));
   }
   return charts;
 }
