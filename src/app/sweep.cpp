@@ -309,7 +309,8 @@ std::string sweep_html_head(const SweepResult& sweep, const std::string& spread_
       "{0}</title>\n<style>body{{font-family:system-ui,sans-serif;margin:0 "
       "auto;max-width:1100px;padding:1rem;font-size:18px}}.table-wrap{{overflow-x:auto}}"
       "table{{border-collapse:collapse}}th,td{{padding:.3rem .6rem;border-bottom:1px solid "
-      "#ddd;text-align:left;white-space:nowrap}}svg.chart{{width:100%;height:auto;max-width:"
+      "#ddd;text-align:left;white-space:nowrap}}th{{white-space:normal;overflow-wrap:anywhere}}svg."
+      "chart{{width:100%;height:auto;max-width:"
       "1000px}}</style>\n</head>\n<body>\n<h1>rlsim sweep: {0}</h1>\n<p>{1} Reproduce with "
       "<code id=\"reproduce\">{2}</code></p>\n{3}",
       xml_escape(sweep.scenario_name), xml_escape(spread_note), xml_escape(sweep.reproduce),

@@ -248,10 +248,14 @@ void draw_axes(const Chart& chart, const Frame& frame, std::string& out) {
   out +=
       fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#333333\">{}</text>\n",
                   coord(kLeft + plot_w / 2), coord(kTop + plot_h + 36), xml_escape(chart.x_label));
+  // The y label runs up the left edge, centred on the plot: a long one (a sweep's metric path)
+  // gets smaller until it fits the chart's height above the x label.
+  const double y_chars = std::max<double>(1, static_cast<double>(chart.y_label.size()));
+  const double y_size = std::clamp(std::floor((kTop + plot_h) / (0.6 * y_chars)), 8.0, 13.0);
   out += fmt::format(
-      "<text transform=\"translate(16 {}) rotate(-90)\" text-anchor=\"middle\" "
+      "<text transform=\"translate(16 {}) rotate(-90)\" text-anchor=\"middle\" font-size=\"{}\" "
       "fill=\"#333333\">{}</text>\n",
-      coord(kTop + plot_h / 2), xml_escape(chart.y_label));
+      coord(kTop + plot_h / 2), y_size, xml_escape(chart.y_label));
 }
 
 // One series' line (or area, or dot) and its key in the legend under the plot.
@@ -308,10 +312,13 @@ void draw_end_labels(const Chart& chart, const Frame& frame, std::string& out) {
   std::stable_sort(at.begin(), at.end());
   for (std::size_t k = 1; k < at.size(); ++k)
     at[k].first = std::max(at[k].first, at[k - 1].first + kEndLabelRow);
-  // Past the plot's bottom: the whole column moves up (but not above the title).
-  const double overflow = at.empty() ? 0 : at.back().first - (kTop + frame.plot_h + 4);
-  for (auto& [y, index] : at) {
-    if (overflow > 0) y = std::max(kTop - 8, y - overflow);
+  // Past the plot's bottom: the labels that collide move up, the others stay by their lines.
+  const double bottom = kTop + frame.plot_h + 4;
+  for (std::size_t k = at.size(); k-- > 0;) {
+    const double limit = k + 1 == at.size() ? bottom : at[k + 1].first - kEndLabelRow;
+    at[k].first = std::min(at[k].first, limit);
+  }
+  for (const auto& [y, index] : at) {
     out += fmt::format(
         "<text class=\"end-label\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"{}\">{}</text>\n",
         coord(kLeft + frame.plot_w + 5), coord(y), xml_escape(frame.styles[index].color),
