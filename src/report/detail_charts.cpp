@@ -59,6 +59,7 @@ Chart stacked_by_instance(const RunResult& result, std::size_t index, double div
   std::vector<std::size_t> others;
   for (std::size_t slot = 0; slot < slots; ++slot)
     if (!std::binary_search(own.begin(), own.end(), slot)) others.push_back(slot);
+  layers.reserve(own.size() + 1);
   for (const std::size_t slot : own) layers.push_back({instance_name(slot), {slot}});
   if (!others.empty())
     layers.push_back({fmt::format("{} other instances", others.size()), std::move(others)});
