@@ -143,6 +143,11 @@ node tests/web/engine-parity.js
 node tests/web/page-test.js
 node tests/web/bench.js build/rlsim build-web/rlsim-engine.js 200000
 phase "the page: WebAssembly build, parity with the CLI, headless Chromium"
+# Every committed report (reports/*/report.html and the sweeps' sweep.html, regenerated above) in
+# the same Chromium at 1280x720: nothing overflows the page, every table fits its box, every
+# chart's text stays inside it, at most 8 series a chart with distinct legend entries.
+node tests/web/report-test.js
+phase "the reports in headless Chromium: no overflow, legible charts"
 # Static analysis (the committed .clang-tidy; a file whose inputs are unchanged since it last passed
 # is not analysed again, tests/tidy.sh).
 tests/tidy.sh

@@ -272,6 +272,8 @@ TEST_CASE("alerts: near_limit_share has no value for a strategy that reports no 
   CHECK(json.at("ratio") == 0.8);
   CHECK(json.at("counted_decisions") == 0);
   CHECK(json.at("first_fired_s").is_null());
+  CHECK(json.at("fired_count") == 0);
+  CHECK(alerts_json(scenario, counting).at("near").at("fired_count") == seen.firings.size());
   RunResult result;
   result.scenario = &scenario;
   result.strategies = {counting, gcra};
@@ -308,4 +310,17 @@ TEST_CASE("alerts: redis-outage, the lesson's alerts against a 20 s black hole a
   for (const AlertFiring& firing : timelines[3].firings)
     resolved_mid_outage = resolved_mid_outage || firing.resolved_us == 190 * kUsPerS;
   CHECK(resolved_mid_outage);
+  // denial_spike watches a minute: 5 of 6 requests are denied in every minute whether Redis is up
+  // or not (6x the limit), which stays under 0.9, so fail_open, admitting through the outage,
+  // never fires it; fail_closed, admitting nothing from 3:00, fires it once, when its minute
+  // holds fewer than 600 of the 1000 admissions (about 3:04 plus `for`).
+  REQUIRE(timelines[2].rule->name == "denial_spike");
+  CHECK(timelines[2].firings.empty());
+  const StrategyResult fail_closed = run_strategy(scenario, resolved.at(1), scenario.seed);
+  const AlertTimeline spike = alert_timelines(scenario, fail_closed).at(2);
+  REQUIRE(spike.firings.size() == 1);
+  CHECK(spike.firings[0].fired_us >= 184 * kUsPerS);
+  CHECK(spike.firings[0].fired_us <= 190 * kUsPerS);
+  REQUIRE(spike.firings[0].resolved_us);
+  CHECK(*spike.firings[0].resolved_us > 200 * kUsPerS);  // Redis back at 3:20: admissions again
 }

@@ -2,7 +2,9 @@
 // showing what the run measured.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "report/alerts.h"
 #include "report/html_report.h"
@@ -97,8 +99,10 @@ TEST_CASE("the HTML report of the overshoot demo shows 10x against the limit, se
   CHECK(html.find("id=\"chart-latency\"") != std::string::npos);
   CHECK(html.find("id=\"chart-by-instance-1\"") != std::string::npos);
   CHECK(html.find("id=\"chart-by-instance-2\"") != std::string::npos);
-  // in_memory's 1000 per minute are ten bands of 100, one per instance.
-  CHECK(count(html, "data-name=\"instance ") == 20);
+  // in_memory's 1000 per minute are ten bands of 100, one per instance: the 7 largest (all
+  // equal: the first 7) on their own, the other 3 as one band, in each strategy's chart.
+  CHECK(count(html, "data-name=\"instance ") == 14);
+  CHECK(count(html, "data-name=\"3 other instances\"") == 2);
   CHECK(html.find("id=\"summary\"") != std::string::npos);
   CHECK(html.find("10.00x the limit") != std::string::npos);
   CHECK(html.find("holds the limit") != std::string::npos);
@@ -383,11 +387,15 @@ TEST_CASE("redis-outage: each strategy's own charts mark its alert firings at th
     CHECK(find_chart(charts, shared)->markers.empty());
   const std::string html = report_html(result, "rlsim run scenarios/redis-outage.json");
   CHECK(count(html, "<g class=\"alert-marker\"") == markers + breaker->markers.size());
-  // The outage's band: from 3 to 3 1/3 minutes.
+  // The outage's band: from 3 to 3 1/3 minutes. The admitted chart's lines are labelled at their
+  // ends in a right margin as wide as the longest label ("circuit_breaker", 15 characters at
+  // 6.2 px, plus 10): its plot spans x 70 to 720 - 103.
   const std::size_t admitted = html.find("id=\"chart-admitted\"");
-  CHECK(attribute_after(html, "<g class=\"band\">", "x", admitted) == Approx(70 + 3.0 / 5 * 630));
+  const double plot_w = 720 - 70 - (10 + 6.2 * 15);
+  CHECK(attribute_after(html, "<g class=\"band\">", "x", admitted) ==
+        Approx(70 + 3.0 / 5 * plot_w));
   CHECK(attribute_after(html, "<g class=\"band\">", "width", admitted) ==
-        Approx(20.0 / 300 * 630).margin(0.01));
+        Approx(20.0 / 300 * plot_w).margin(0.01));
 }
 
 TEST_CASE("redis-saturation: utilization and queue over time follow the node's totals") {
@@ -412,18 +420,34 @@ TEST_CASE("redis-saturation: utilization and queue over time follow the node's t
     const double duration_s = static_cast<double>(s.duration_us) / kUsPerS;
     double busy_s = 0;
     double drain_s = 0;
-    // Point k is bucket k from its start (a closing point at 0 may follow the last bucket).
-    for (std::size_t k = 0; k < series->points.size(); ++k) {
+    // The chart draws the buckets that start inside the run (point k is bucket k from its
+    // start); the buckets after the end, the backlog draining, are in the JSON only.
+    const auto& values = node.utilization_series.values;
+    REQUIRE(series->points.size() == static_cast<std::size_t>(duration_s / bucket_s));
+    for (std::size_t k = 0; k < values.size(); ++k) {
       const double start_s = static_cast<double>(k) * bucket_s;
-      (start_s < duration_s ? busy_s : drain_s) += series->points[k].second / 100 * bucket_s;
+      if (start_s < duration_s) {
+        CHECK(series->points[k].second == Approx(values[k] * 100));
+        busy_s += values[k] * bucket_s;
+      } else {
+        drain_s += values[k] * bucket_s;
+      }
     }
     CHECK(busy_s / duration_s == Approx(node.utilization).margin(0.001));
     CHECK(static_cast<double>(node.drain_us) / kUsPerS >= drain_s - 0.001);
+    CHECK(series->end_x == Approx(duration_s));  // the line stops at the end, no drop to 0
     CHECK(max_y(*series) <= 100.0);
     CHECK(max_y(*series) > 90.0);  // the 50,000 req/s second saturates the node
-    // The longest queue of any bucket is at least the p99 of every call's queue.
-    CHECK(max_y(*find_series(*queue, strategy.label)) >=
+    // The longest queue of any bucket, draining ones included, is at least the p99 of every
+    // call's queue; the chart shows the buckets inside the run.
+    const auto& queued = node.queue_length_max_series.values;
+    CHECK(static_cast<double>(*std::max_element(queued.begin(), queued.end())) >=
           static_cast<double>(node.queue_length_p99));
+    const ChartSeries* queue_line = find_series(*queue, strategy.label);
+    REQUIRE(queue_line != nullptr);
+    CHECK(max_y(*queue_line) == static_cast<double>(*std::max_element(
+                                    queued.begin(), queued.begin() + static_cast<std::ptrdiff_t>(
+                                                                         duration_s / bucket_s))));
   }
 }
 
@@ -507,4 +531,179 @@ TEST_CASE("negative values put 0 inside the axis, with the lower values below it
   CHECK((ys[1] - ys[2]) == Approx(2 * (ys[0] - ys[1])).epsilon(0.01));
   CHECK(svg.find(">-") != std::string::npos);
   CHECK(svg.find("e-1") == std::string::npos);  // no tick like -1.4e-17
+}
+
+namespace {
+
+// The attribute's text in the element that starts at `at` (a string, unlike attribute_after).
+std::string attribute_text(const std::string& svg, std::size_t at, const std::string& attribute) {
+  const std::size_t end = svg.find('>', at);
+  const std::size_t value = svg.find(attribute + "=\"", at);
+  if (value == std::string::npos || value > end) return "";
+  const std::size_t start = value + attribute.size() + 2;
+  return svg.substr(start, svg.find('"', start) - start);
+}
+
+// Each legend entry's (name, stroke, dash) in order.
+std::vector<std::vector<std::string>> legend_of(const std::string& svg) {
+  std::vector<std::vector<std::string>> out;
+  for (std::size_t at = svg.find("<g class=\"legend\""); at != std::string::npos;
+       at = svg.find("<g class=\"legend\"", at + 1)) {
+    const std::size_t line = svg.find("<line", at);
+    out.push_back({attribute_text(svg, at, "data-legend"), attribute_text(svg, line, "stroke"),
+                   attribute_text(svg, line, "stroke-dasharray")});
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("no two series of a chart share a colour; coincident lines get their own dashes") {
+  Chart chart;
+  chart.id = "styles";
+  chart.title = "t";
+  // Three lines at one value (three strategies holding one limit), all asking for one colour,
+  // and a fourth elsewhere.
+  for (const char* name : {"fixed", "lua", "log"})
+    chart.series.push_back({name, "#0072B2", {{0, 100}, {5, 100}, {10, 100}}, true, false});
+  chart.series.push_back({"in_memory", "#0072B2", {{0, 1000}, {10, 1000}}, true, false});
+  const std::string svg = render_svg(chart);
+  CHECK(xml_problem(svg).empty());
+  const auto legend = legend_of(svg);
+  REQUIRE(legend.size() == 4);
+  // The first keeps its colour; each repeat takes the first unused one of the palette.
+  CHECK(legend[0][1] == "#0072B2");
+  CHECK(legend[1][1] == "#D55E00");
+  CHECK(legend[2][1] == "#009E73");
+  CHECK(legend[3][1] == "#CC79A7");
+  // The first line is solid; the two drawn over it have two different patterns; the line that
+  // runs alone stays solid.
+  CHECK(legend[0][2].empty());
+  CHECK(!legend[1][2].empty());
+  CHECK(!legend[2][2].empty());
+  CHECK(legend[1][2] != legend[2][2]);
+  CHECK(legend[3][2].empty());
+  // Every line is labelled at its end; the three at one height are stacked 12 px apart.
+  std::vector<double> label_y;
+  for (std::size_t at = svg.find("class=\"end-label\""); at != std::string::npos;
+       at = svg.find("class=\"end-label\"", at + 1))
+    label_y.push_back(attribute_after(svg, "class=\"end-label\"", "y", at));
+  REQUIRE(label_y.size() == 4);
+  std::sort(label_y.begin(), label_y.end());
+  CHECK(label_y[2] - label_y[1] == Approx(12));
+  CHECK(label_y[3] - label_y[2] == Approx(12));
+  CHECK(svg.find(">in_memory</text>") != std::string::npos);
+}
+
+TEST_CASE("a chart of more than 8 series becomes small multiples, each with the shared lines") {
+  Chart chart;
+  chart.id = "admitted";
+  chart.title = "Admitted";
+  for (int i = 0; i < 14; ++i)
+    chart.series.push_back({fmt::format("s{}", i), "#000000", {{0, 1.0 * i}, {1, 1.0 * i}}});
+  ChartSeries limit{"limit (100)", "#555555", {{0, 100}, {1, 100}}, false, true};
+  limit.shared = true;
+  chart.series.push_back(limit);
+  CHECK(small_multiples(chart).size() == 2);
+  const std::vector<Chart> parts = small_multiples(chart);
+  REQUIRE(parts.size() == 2);  // 14 own series, 7 a part, plus the limit in each
+  CHECK(parts[0].id == "admitted");
+  CHECK(parts[1].id == "admitted-2");
+  CHECK(parts[0].title == "Admitted (1 of 2)");
+  CHECK(parts[1].title == "Admitted (2 of 2)");
+  for (const Chart& part : parts) {
+    REQUIRE(part.series.size() == 8);
+    CHECK(part.series.back().name == "limit (100)");
+    CHECK(xml_problem(render_svg(part)).empty());
+  }
+  CHECK(parts[0].series.front().name == "s0");
+  CHECK(parts[1].series.front().name == "s7");
+  // Eight or fewer: unchanged.
+  chart.series.resize(8);
+  REQUIRE(small_multiples(chart).size() == 1);
+  CHECK(small_multiples(chart)[0].title == "Admitted");
+}
+
+TEST_CASE("overshoot-24: 24 instances stack as the 7 largest and the others, legibly") {
+  const Scenario s = load_scenario(RLSIM_SOURCE_DIR "/scenarios/overshoot-24.json");
+  const RunResult result = rlsim::testing::run_text(s);
+  const std::vector<Chart> charts = report_charts(result);
+  const Chart* stacked = find_chart(charts, "by-instance-1");  // in_memory
+  REQUIRE(stacked != nullptr);
+  REQUIRE(stacked->series.size() == 8);
+  CHECK(stacked->series.front().name == "17 other instances");
+  // The top of the stack is every instance's admissions together: in_memory admits 100 on each
+  // of the 24 instances per minute, 2400.
+  CHECK(max_y(stacked->series.front()) == 2400);
+  for (const Chart& chart : charts) {
+    INFO(chart.id);
+    CHECK(chart.series.size() <= kMaxChartSeries);
+    const auto legend = legend_of(render_svg(chart));
+    std::set<std::string> names, colours;
+    for (const auto& entry : legend) {
+      names.insert(entry[0]);
+      colours.insert(entry[1]);
+    }
+    CHECK(names.size() == legend.size());
+    CHECK(colours.size() == legend.size());
+  }
+  // The three Redis designs hold 100 in every window: drawn on top of each other, told apart by
+  // dashes.
+  const auto legend = legend_of(render_svg(*find_chart(charts, "admitted")));
+  REQUIRE(legend.size() == 5);
+  CHECK(legend[1][2].empty());   // redis_fixed_window, solid
+  CHECK(!legend[2][2].empty());  // redis_fixed_window_lua over it
+  CHECK(!legend[3][2].empty());  // redis_sliding_log over both
+  CHECK(legend[2][2] != legend[3][2]);
+}
+
+TEST_CASE("a window the run did not complete is not drawn as a drop to 0") {
+  // 90 s with 1 minute windows: the second window is cut at 30 s.
+  const Scenario s = parse_scenario(
+      R"({"name": "cut", "duration": "90s", "seed": 1,
+          "limits": [{"name": "l", "key": "user", "limit": 100, "window": "1m"}],
+          "instances": {"count": 2}, "traffic": [{"name": "u", "rate": "10/s"}],
+          "redis": {"rtt": "1ms", "service_time": "5us", "timeout": "50ms"},
+          "strategies": ["in_memory", "redis_fixed_window"]})",
+      "cut.json");
+  const RunResult result = rlsim::testing::run_text(s);
+  const std::vector<Chart> charts = report_charts(result);
+  for (const char* id : {"admitted", "latency", "by-instance-1"}) {
+    INFO(id);
+    const Chart* chart = find_chart(charts, id);
+    REQUIRE(chart != nullptr);
+    bool shaded = false;
+    for (const ChartBand& band : chart->bands)
+      shaded = shaded || (band.label == "last window partial: 30s of 1m" && band.from_x == 60 &&
+                          band.to_x == 90);
+    CHECK(shaded);
+    for (const ChartSeries& series : chart->series) {
+      if (series.shared) continue;
+      // Windows start at 0 and 60 s; none at or after the end (requests still draining).
+      REQUIRE(!series.points.empty());
+      CHECK(series.points.back().first == 60);
+      CHECK(series.end_x == 90);
+    }
+  }
+  // The per-second Redis lines stop where their data does, with no point at 0 after it.
+  const Chart* ops = find_chart(charts, "redis-ops");
+  REQUIRE(ops != nullptr);
+  const ChartSeries& line = ops->series.front();
+  CHECK(line.points.back().first < 90);
+  CHECK(line.points.back().second > 0);
+  CHECK(line.end_x <= 90);
+}
+
+TEST_CASE("utilization ticks read as percent and the axis ends at 100%") {
+  const Scenario s = load_scenario(RLSIM_SOURCE_DIR "/scenarios/redis-saturation.json");
+  const RunResult result = rlsim::testing::run_text(s);
+  const std::vector<Chart> charts = report_charts(result);
+  const Chart* utilization = find_chart(charts, "redis-utilization");
+  REQUIRE(utilization != nullptr);
+  CHECK(max_y(utilization->series.front()) > 98);  // saturated: 99.1% of a second
+  const std::string svg = render_svg(*utilization);
+  CHECK(svg.find(">100%</text>") != std::string::npos);
+  CHECK(svg.find(">120") == std::string::npos);
+  CHECK(svg.find(">0%</text>") != std::string::npos);
+  CHECK(svg.find("busy (% of the time)") != std::string::npos);
 }

@@ -150,6 +150,18 @@ TEST_CASE("rlsim sweep writes the table, JSON, Markdown, HTML and charts, the sa
              Contains("id=\"chart-sweep-overshoot\""));
 }
 
+TEST_CASE("a sweep over values that are not numbers labels its x axis with the values") {
+  CliDir dir("sweep-labels", kScenario);
+  REQUIRE(dir.rlsim("sweep s.json --set redis.rtt=1ms,5ms,20ms --metric latency_us.p99 --out o") ==
+          0);
+  const std::string svg = read_text_file(dir.path / "o" / "chart-sweep-latency_us-p99.svg");
+  // Each value at its position, labelled with itself; no "position in the list".
+  for (const char* value : {">1ms</text>", ">5ms</text>", ">20ms</text>"})
+    CHECK_THAT(svg, Contains(value));
+  CHECK(svg.find("position") == std::string::npos);
+  CHECK_THAT(svg, Contains(">redis.rtt</text>"));
+}
+
 TEST_CASE("rlsim sweep rejects bad settings and metrics with exit 2") {
   CliDir dir("sweep", kScenario);
   CHECK(dir.rlsim("sweep s.json --set instances.count=0") == 2);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 
 #include "app/exit_codes.h"
@@ -89,9 +90,16 @@ std::vector<Chart> sweep_charts(const std::vector<SweepParameter>& parameters,
       if (c == '.' || c == '[' || c == ']') c = '-';
     // Short enough for the chart's width; the x axis names the swept field.
     chart.title = seeds > 1 ? fmt::format("{} (mean of {} seeds)", metric, seeds) : metric;
-    chart.x_label =
-        numeric ? x_parameter.path : x_parameter.path + " (position in the list of values)";
+    chart.x_label = x_parameter.path;
     chart.y_label = metric;
+    // Values that are not numbers (durations, names) sit at evenly spaced positions, each tick
+    // labelled with its value.
+    if (!numeric) {
+      for (std::size_t v = 0; v < x_parameter.values.size(); ++v)
+        chart.x_ticks.emplace_back(static_cast<double>(v + 1),
+                                   setting_value_text(x_parameter.values[v]));
+      chart.x_max = static_cast<double>(x_parameter.values.size()) + 0.5;
+    }
     // One series per strategy label and combination of the other parameters' values.
     std::vector<std::string> names;
     for (const Point& point : points) {
@@ -116,7 +124,8 @@ std::vector<Chart> sweep_charts(const std::vector<SweepParameter>& parameters,
             x, summary->mean);
       }
     }
-    charts.push_back(std::move(chart));
+    std::vector<Chart> parts = small_multiples(std::move(chart));
+    std::move(parts.begin(), parts.end(), std::back_inserter(charts));
   }
   return charts;
 }
@@ -300,7 +309,8 @@ std::string sweep_html_head(const SweepResult& sweep, const std::string& spread_
       "{0}</title>\n<style>body{{font-family:system-ui,sans-serif;margin:0 "
       "auto;max-width:1100px;padding:1rem;font-size:18px}}.table-wrap{{overflow-x:auto}}"
       "table{{border-collapse:collapse}}th,td{{padding:.3rem .6rem;border-bottom:1px solid "
-      "#ddd;text-align:left;white-space:nowrap}}svg.chart{{width:100%;height:auto;max-width:"
+      "#ddd;text-align:left;white-space:nowrap}}th{{white-space:normal;overflow-wrap:anywhere}}svg."
+      "chart{{width:100%;height:auto;max-width:"
       "1000px}}</style>\n</head>\n<body>\n<h1>rlsim sweep: {0}</h1>\n<p>{1} Reproduce with "
       "<code id=\"reproduce\">{2}</code></p>\n{3}",
       xml_escape(sweep.scenario_name), xml_escape(spread_note), xml_escape(sweep.reproduce),

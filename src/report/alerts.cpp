@@ -392,6 +392,8 @@ ordered_json alerts_json(const Scenario& scenario, const StrategyResult& strateg
     for (const AlertFiring& firing : timeline.firings)
       firings.push_back({{"fired_s", to_seconds(firing.fired_us)},
                          {"resolved_s", seconds_or_null(firing.resolved_us)}});
+    // How often it fired: an `expect` pins "once, for the fault" or "never" with it.
+    alert["fired_count"] = timeline.firings.size();
     alert["firings"] = std::move(firings);
     ordered_json faults = ordered_json::array();
     for (const AlertDetection& detection : timeline.faults)
@@ -473,7 +475,8 @@ std::string alert_markdown(const RunResult& result) {
 std::string alert_html(const RunResult& result) {
   if (result.scenario->alerts.empty()) return "";
   std::string out =
-      "<h2>Alerts</h2>\n<div class=\"table-wrap\"><table id=\"alerts\">\n<thead><tr><th>strategy"
+      "<h2>Alerts</h2>\n<div class=\"table-wrap\"><table id=\"alerts\" "
+      "class=\"wrap\">\n<thead><tr><th>strategy"
       "</th><th>alert</th><th>rule</th><th>fired / resolved</th><th>time to detect, excess "
       "before</th></tr></thead>\n<tbody>\n";
   for (const AlertRow& row : alert_rows(result))

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "core/terminal_text.h"
 #include "report/alerts.h"
 #include "report/autoscale_report.h"
+#include "report/chart_windows.h"
 #include "report/fault_report.h"
 #include "report/overshoot_cap.h"
 #include "report/partial.h"
@@ -56,10 +58,12 @@ double worst_sliding_log_error_percent(const StrategyResult& strategy) {
 }
 
 // The most admitted for one key in each window, drawn as a step from the window's start.
-ChartSeries admitted_series(const StrategyResult& strategy, const TimeAxis& axis,
-                            const std::string& color) {
+ChartSeries admitted_series(const RunResult& result, const StrategyResult& strategy,
+                            const TimeAxis& axis, const std::string& color) {
   ChartSeries series{strategy.label, color, {}, true, false};
+  series.end_x = static_cast<double>(chart_end_us(result)) / axis.divisor_us;
   for (const auto& point : strategy.totals.series) {
+    if (!charted_window(result, point.start_us)) continue;
     series.points.emplace_back(static_cast<double>(point.start_us) / axis.divisor_us,
                                static_cast<double>(point.max_per_key));
   }
@@ -77,9 +81,10 @@ code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em;back
 th,td{padding:.3rem .4rem;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}
 th,td:nth-child(2){white-space:normal}th{vertical-align:bottom}
 th:first-child,td:first-child{text-align:left}thead th{background:#f3f3f3}
+table.wrap th,table.wrap td{white-space:normal;text-align:left;overflow-wrap:anywhere}
 .over{color:#b00020;font-weight:bold}.holds{color:#006b3c;font-weight:bold}
 svg.chart{width:100%;height:auto;max-width:1000px;display:block;margin:1rem 0}
-.meta{color:#444}.limits li{margin:.1rem 0}
+.meta{color:#444}.limits li{margin:.1rem 0}pre{white-space:pre-wrap;overflow-wrap:anywhere}
 )";
 
 }  // namespace
@@ -99,17 +104,20 @@ std::vector<Chart> report_charts(const RunResult& result) {
   overview.y_label = "admitted per window";
   overview.x_max = x_max;
   overview.bands = fault_bands(scenario, axis.divisor_us);
+  if (auto band = partial_window_band(result, axis.divisor_us)) overview.bands.push_back(*band);
   const auto& palette = chart_palette();
   for (std::size_t i = 0; i < result.strategies.size(); ++i) {
     overview.series.push_back(
-        admitted_series(result.strategies[i], axis, palette[i % palette.size()]));
+        admitted_series(result, result.strategies[i], axis, palette[i % palette.size()]));
   }
-  overview.series.push_back(ChartSeries{
+  ChartSeries limit_line{
       fmt::format("limit ({})", first.limit),
       "#555555",
       {{0.0, static_cast<double>(first.limit)}, {x_max, static_cast<double>(first.limit)}},
       false,
-      true});
+      true};
+  limit_line.shared = true;
+  overview.series.push_back(std::move(limit_line));
   charts.push_back(std::move(overview));
 
   if (!result.strategies.empty()) {
@@ -138,7 +146,13 @@ std::vector<Chart> report_charts(const RunResult& result) {
   }
   append_detail_charts(result, axis.divisor_us, axis.unit, charts);
   append_state_charts(result, axis.divisor_us, axis.unit, charts);
-  return charts;
+  // More lines than a chart tells apart: the same chart for a few strategies at a time.
+  std::vector<Chart> legible;
+  for (Chart& chart : charts) {
+    std::vector<Chart> parts = small_multiples(std::move(chart));
+    std::move(parts.begin(), parts.end(), std::back_inserter(legible));
+  }
+  return legible;
 }
 
 std::string report_html(const RunResult& result, const std::string& reproduce) {

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "report/alerts.h"
+#include "report/chart_windows.h"
 #include "report/fault_report.h"
 
 namespace rlsim {
@@ -51,16 +52,28 @@ ChartSeries bucket_series(const BucketSeries<Value>& series, const TimeFrame& fr
   ChartSeries out{std::move(name), line_color, {}, true, false};
   const double bucket_us = series.bucket_s * kUsPerS;
   const std::vector<Value>& values = series.values;
-  for (std::size_t k = 0; k < values.size(); ++k) {
-    out.points.emplace_back(static_cast<double>(k) * bucket_us / frame.divisor_us,
-                            static_cast<double>(values[k]) * scale);
+  std::size_t drawn = 0;
+  for (; drawn < values.size(); ++drawn) {
+    const double start_us = static_cast<double>(drawn) * bucket_us;
+    if (!charted_window(frame.result, static_cast<TimeUs>(start_us))) break;
+    out.points.emplace_back(start_us / frame.divisor_us,
+                            static_cast<double>(values[drawn]) * scale);
   }
-  // A bucket's value holds until the bucket's end, not to the end of the chart.
-  const double end = static_cast<double>(values.size()) * bucket_us / frame.divisor_us;
-  if (!values.empty() &&
-      end < static_cast<double>(frame.result.scenario->duration_us) / frame.divisor_us)
-    out.points.emplace_back(end, 0.0);
+  // A bucket's value holds until the bucket's end, not to the end of the chart: the line stops
+  // where the data does rather than dropping to 0.
+  const double end_us = std::min(static_cast<double>(drawn) * bucket_us,
+                                 static_cast<double>(chart_end_us(frame.result)));
+  out.end_x = end_us / frame.divisor_us;
   return out;
+}
+
+// A utilization chart's y axis: percent on every tick (0.3% reads as a share, not as 0.3 of the
+// time), up to 100% at most.
+Chart utilization_chart(Chart chart) {
+  chart.y_label = "busy (% of the time)";
+  chart.y_suffix = "%";
+  chart.y_cap = 100;
+  return chart;
 }
 
 // The Redis node's commands per second, utilization and longest queue, one line per strategy.
@@ -70,9 +83,9 @@ void redis_charts(const TimeFrame& frame, std::vector<Chart>& charts) {
   const char* node = result.scenario->regions.enabled() ? "Home Redis node" : "Redis node";
   Chart ops = time_chart(frame, "redis-ops", fmt::format("{}: commands per second", node),
                          "commands per second");
-  Chart utilization =
+  Chart utilization = utilization_chart(
       time_chart(frame, "redis-utilization",
-                 fmt::format("{}: utilization (share of the time busy)", node), "utilization (%)");
+                 fmt::format("{}: utilization (share of the time busy)", node), ""));
   Chart queue =
       time_chart(frame, "redis-queue", fmt::format("{}: longest queue ahead of a call", node),
                  "commands queued");
@@ -97,10 +110,9 @@ void redis_charts(const TimeFrame& frame, std::vector<Chart>& charts) {
   for (std::size_t i = 0; i < result.strategies.size(); ++i) {
     const auto& side = result.strategies[i].redis_side;
     if (!side || !side->redis_cluster) continue;
-    Chart chart = strategy_chart(
+    Chart chart = utilization_chart(strategy_chart(
         frame, i, fmt::format("cluster-utilization-{}", i + 1),
-        fmt::format("{}: utilization of each cluster node", result.strategies[i].label),
-        "utilization (%)");
+        fmt::format("{}: utilization of each cluster node", result.strategies[i].label), ""));
     for (const NodeResult& cluster_node : side->redis_nodes) {
       const int node_index = cluster_node.node.value_or(0);
       chart.series.push_back(bucket_series(cluster_node.utilization_series, frame,
@@ -217,6 +229,7 @@ void clock_chart(const TimeFrame& frame, std::vector<Chart>& charts) {
       }
     } else {
       chart.series.push_back(samples(clock.redis, "Redis node", "#000000", true));
+      chart.series.back().shared = true;
     }
     charts.push_back(std::move(chart));
     return;
@@ -238,7 +251,9 @@ void region_charts(const TimeFrame& frame, std::vector<Chart>& charts) {
     for (std::size_t r = 0; r < strategy.regions->size(); ++r) {
       const RegionResult& region = (*strategy.regions)[r];
       ChartSeries line{fmt::format("region {}", region.name), color(r), {}, true, false};
+      line.end_x = static_cast<double>(chart_end_us(frame.result)) / frame.divisor_us;
       for (const auto& window : region.windows) {
+        if (!charted_window(frame.result, static_cast<TimeUs>(window.start_s * kUsPerS))) continue;
         line.points.emplace_back(window.start_s * kUsPerS / frame.divisor_us,
                                  static_cast<double>(window.max_per_key));
       }
@@ -246,7 +261,10 @@ void region_charts(const TimeFrame& frame, std::vector<Chart>& charts) {
     }
     if (chart.series.empty()) continue;
     ChartSeries global{"all regions", "#000000", {}, true, false};
+    global.end_x = static_cast<double>(chart_end_us(frame.result)) / frame.divisor_us;
+    global.shared = true;
     for (const auto& point : strategy.totals.series) {
+      if (!charted_window(frame.result, point.start_us)) continue;
       global.points.emplace_back(static_cast<double>(point.start_us) / frame.divisor_us,
                                  static_cast<double>(point.max_per_key));
     }
@@ -257,6 +275,9 @@ void region_charts(const TimeFrame& frame, std::vector<Chart>& charts) {
         {{0.0, static_cast<double>(first.limit)}, {chart.x_max, static_cast<double>(first.limit)}},
         false,
         true});
+    chart.series.back().shared = true;
+    if (auto band = partial_window_band(frame.result, frame.divisor_us))
+      chart.bands.push_back(*band);
     charts.push_back(std::move(chart));
   }
 }

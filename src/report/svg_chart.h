@@ -18,6 +18,11 @@ struct ChartSeries {
   // Filled down to y = 0 (stacked charts give each series the running total and list the top
   // one first, so that the lower areas are drawn over it).
   bool area = false;
+  // Drawn in every part when a chart is split into small multiples (the limit line).
+  bool shared = false;
+  // Where a step line ends: by default the chart's end; earlier when the data ends earlier (the
+  // last window is partial, a series stops), so that no line drops to 0 where nothing was measured.
+  std::optional<double> end_x = std::nullopt;
 };
 
 // A shaded interval of x (a fault's window), labelled.
@@ -45,10 +50,27 @@ struct Chart {
   std::vector<ChartBand> bands;
   std::vector<ChartMarker> markers;  // drawn over the series
   double x_max = 0;                  // 0: the largest x among the points
+  // Labelled x ticks (a sweep over non-numeric values: each value at its position); empty: evenly
+  // spaced numeric ticks.
+  std::vector<std::pair<double, std::string>> x_ticks;
+  std::string y_suffix;  // after each y tick's number ("%")
+  double y_cap = 0;      // the y axis ends here at most when the values do (100 for %); 0: none
 };
 
-// Renders `chart` as one <svg> element (with its legend inside).
+// The most series one chart draws: more are not told apart by colour (the palette has 8) nor read
+// in a legend. Producers with more split them (small_multiples) or group them ("others").
+constexpr std::size_t kMaxChartSeries = 8;
+
+// Renders `chart` as one <svg> element (with its legend inside). REQUIRES: at most
+// kMaxChartSeries series. No two series share a colour (a repeated colour is replaced by the first
+// unused one of the palette), a line that runs over an earlier one for at least half of its points
+// gets its own dash pattern, and every line is labelled at its end in the right margin.
 std::string render_svg(const Chart& chart);
+
+// `chart` as one chart when it has at most kMaxChartSeries series, else as parts of at most that
+// many ("title (2 of 3)", ids "<id>", "<id>-2", ...), each with the shared series, the bands and
+// the markers, the others in their order.
+std::vector<Chart> small_multiples(Chart chart);
 
 // Escapes &, <, >, " and ' for XML text and attribute values, and writes control characters but
 // newline and tab as visible escapes (escape_controls_in_document): XML 1.0 forbids them.

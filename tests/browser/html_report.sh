@@ -30,7 +30,7 @@ if [ "$png_bytes" -lt 20000 ]; then
 fi
 for expected in 'id="chart-admitted"' 'id="chart-instances"' 'id="summary"' \
   'id="chart-latency"' 'id="chart-by-instance-1"' 'id="chart-by-instance-2"' \
-  'data-name="instance 9"' 'data-name="redis_fixed_window p99"' \
+  'data-name="instance 6"' 'data-name="3 other instances"' 'data-name="redis_fixed_window p99"' \
   'data-name="in_memory"' 'data-name="redis_fixed_window"' '10.00x the limit' 'holds the limit'; do
   if ! grep -qF "$expected" "$work/dom.html"; then
     echo "the rendered page lacks $expected" >&2
