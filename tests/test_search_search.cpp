@@ -74,3 +74,21 @@ TEST_CASE("a stop request ends the search after the current batch") {
   CHECK(out.runs >= 20);
   CHECK(out.runs < 1000);
 }
+
+TEST_CASE("a declared instance count: in_memory's N x L at the largest N") {
+  const std::string path = std::string(RLSIM_SOURCE_DIR) + "/scenarios/search/attack.json";
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto document = ordered_json::parse(text.str(), nullptr, true, true);
+  const SearchProblem p =
+      make_problem(document, path, "in_memory", "overshoot", true, 1, false,
+                   {"instances.count=2..16", "load_balancer.policy=round_robin|random"});
+  CHECK_FALSE(p.space.pinned);
+  const SearchOutcome out = search(p, 60);
+  CHECK(out.best.instances == 16);
+  CHECK(out.best_value >= 15);
+  CHECK(out.best_value <= analytic_bound(problem_at(p, out.best), out.best.instances)->value);
+  // The same problem twice: the same result.
+  CHECK(search(p, 60).best == out.best);
+}
