@@ -53,7 +53,7 @@ TEST_CASE("a bad dimension is one clear message naming where it came from") {
   CHECK_THROWS_WITH(parse_dimension("search.vary", "load_balancer.policy=random|"),
                     Contains("search.vary load_balancer.policy=random|: an empty choice"));
   CHECK_THROWS_WITH(parse_dimension("--vary", "a.b=x|x"), Contains("\"x\" is given twice"));
-  CHECK_THROWS_WITH(parse_dimension("--vary", "instances..count=1..2"), Contains("not a path"));
+  CHECK_THROWS_WITH(parse_dimension("--vary", "faults[x].at=1s..2s"), Contains("not a path"));
   CHECK_THROWS_WITH(parse_dimension("--vary", "instances.count"), Contains("expected PATH=LO..HI"));
 }
 

@@ -92,3 +92,20 @@ TEST_CASE("a declared instance count: in_memory's N x L at the largest N") {
   // The same problem twice: the same result.
   CHECK(search(p, 60).best == out.best);
 }
+
+TEST_CASE("a declared strategy parameter is the candidate's: each runs with its own value") {
+  const std::string path = std::string(RLSIM_SOURCE_DIR) + "/scenarios/search/attack.json";
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto document = ordered_json::parse(text.str(), nullptr, true, true);
+  const SearchProblem p = make_problem(document, path, "kong_sync", "overshoot", true, 1, true,
+                                       {"strategies[5].sync_rate=20ms..1s"});
+  Candidate c = empty_candidate(p.scenario, p.space);
+  for (std::uint32_t i = 0; i < 60; ++i)
+    c.arrivals.push_back({static_cast<TimeUs>(i) * 16'667, i % 10});
+  c.params = {20'000};
+  const double fast = evaluate(p, c);
+  c.params = {1'000'000};
+  CHECK(evaluate(p, c) > fast);  // a slower sync lets the nodes admit more
+}

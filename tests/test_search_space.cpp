@@ -44,12 +44,13 @@ TEST_CASE("normalize sorts arrivals by time, then instance") {
   CHECK(c.arrivals == std::vector<SearchArrival>{{3, 2}, {5, 0}, {5, 1}});
 }
 
-TEST_CASE("a scenario that replays a log or scales cannot be searched") {
+TEST_CASE("a scenario that scales is searched with its requests routed by the balancer") {
   std::string text = kScenario;
   text.replace(text.find("\"instances\": {\"count\": 4}"), 25,
                R"("instances": {"count": 4, "schedule": [{"at": "1s", "count": 6}]})");
   const Scenario scaled = parse_scenario(text, "scaled.json");
-  CHECK_THROWS_WITH(default_space(scaled), Contains("instance schedule"));
+  CHECK_FALSE(default_space(scaled).pinned);
+  CHECK(default_space(parse_scenario(kScenario, "space.json")).pinned);
 }
 
 namespace {
@@ -91,8 +92,10 @@ TEST_CASE("a declared dimension whose values the scenario refuses names its sour
   CHECK_THROWS_WITH(declared({"load_balancer.policy=round_robin|least_conn"}),
                     Contains("at least_conn") && Contains("least_inflight"));
   CHECK_THROWS_WITH(declared({"strategies[0].batch=1s..2s"}), Contains("strategies[0]"));
-  CHECK_THROWS_WITH(declared({"faults[0].at=1900ms..1950ms"}),
-                    Contains("the fault must end inside the run"));
+  // The loader refuses a fault that would end after the run: named with the dimension.
+  CHECK_THROWS_WITH(
+      declared({"faults[0].at=1900ms..1950ms"}),
+      Contains("--vary faults[0].at=1900ms..1950ms: at 1.9s:") && Contains("faults[0].for"));
 }
 
 TEST_CASE("set_instances moves requests above the count to instance % count") {

@@ -13,13 +13,19 @@ namespace {
 
 bool rolling_metric(const std::string& metric) { return metric == "rolling_overshoot"; }
 
-// Whether every instance's clock reads true time and nothing fails: the products' bounds hold
-// only then (a fault makes them fail open, an offset moves their windows).
-bool clocks_true_and_no_faults(const Scenario& scenario) {
+// Whether every instance's clock reads true time: the bounds are stated on the true clock (an
+// offset moves an instance's windows and refill times against the others' and the oracle's).
+bool clocks_true(const Scenario& scenario) {
   bool offsets =
       scenario.instances.clock_spread_us != 0 || !scenario.instances.clock.faults.empty();
   for (const DurationUs offset_us : scenario.instances.clock_offsets) offsets |= offset_us != 0;
-  return !offsets && scenario.faults.empty();
+  return !offsets;
+}
+
+// The products' bounds hold only with true clocks and nothing failing (a fault makes them fail
+// open).
+bool clocks_true_and_no_faults(const Scenario& scenario) {
+  return clocks_true(scenario) && scenario.faults.empty();
 }
 
 // Kong's rate-limiting plugin with `policy: redis` and no `sync_rate` (docs/products.md#kong-
@@ -85,6 +91,9 @@ std::optional<AnalyticBound> limit_bound(const SearchProblem& problem, const Lim
 std::string no_bound_reason(const SearchProblem& problem) {
   if (problem.metric != "overshoot" && !rolling_metric(problem.metric))
     return "bounds are stated for overshoot and rolling_overshoot only";
+  if (!clocks_true(problem.scenario))
+    return "instance clocks are offset: each instance's windows and refills move with its clock, "
+           "and the bounds are stated on true clocks";
   const std::string& name = problem.strategy.info->name;
   if (name == "kong") {
     const ParamReader params(problem.strategy.params);
@@ -110,6 +119,7 @@ std::string no_bound_reason(const SearchProblem& problem) {
 
 std::optional<AnalyticBound> analytic_bound(const SearchProblem& problem, std::uint32_t instances) {
   if (problem.metric != "overshoot" && !rolling_metric(problem.metric)) return std::nullopt;
+  if (!clocks_true(problem.scenario)) return std::nullopt;
   std::optional<AnalyticBound> out;
   for (const Limit& limit : problem.scenario.limits) {
     if (limit.limit <= 0) continue;

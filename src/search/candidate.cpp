@@ -152,9 +152,25 @@ Scenario candidate_scenario(const SearchProblem& problem, const Candidate& candi
   return scenario;
 }
 
+namespace {
+
+// Whether a declared field is a strategy parameter: each candidate then resolves its own strategy.
+bool varies_strategy(const SearchProblem& problem) {
+  return std::any_of(
+      problem.space.fields.begin(), problem.space.fields.end(),
+      [](const SearchDimension& d) { return d.range.path.starts_with("strategies"); });
+}
+
+}  // namespace
+
 double evaluate(const SearchProblem& problem, const Candidate& candidate) {
   const Scenario scenario = candidate_scenario(problem, candidate);
-  const StrategyResult result = run_strategy(scenario, problem.strategy, problem.seed);
+  ResolvedStrategy strategy = problem.strategy;
+  if (varies_strategy(problem)) {
+    strategy = resolve_strategies(scenario, problem.file).front();
+    strategy.partner.clear();
+  }
+  const StrategyResult result = run_strategy(scenario, strategy, problem.seed);
   if (result.stopped_at_us) throw RunCut();
   std::string error;
   const auto value =

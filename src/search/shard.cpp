@@ -50,9 +50,8 @@ std::vector<SearchArrival> arrivals_from_json(const ordered_json& json, const Ca
     bad_field(where, "arrivals", fmt::format("1 to {} requests", kMaxSearchRequests));
   std::vector<SearchArrival> out;
   for (const ordered_json& a : list) {
-    if (!a.is_array() || a.size() != 2 || !a[0].is_number_unsigned() ||
-        !a[1].is_number_unsigned() ||
-        a[0].get<std::uint64_t>() >= static_cast<std::uint64_t>(base.duration_us) ||
+    if (!a.is_array() || a.size() != 2 || !a[0].is_number_integer() || !a[1].is_number_unsigned() ||
+        a[0].get<TimeUs>() < 0 || a[0].get<TimeUs>() >= base.duration_us ||
         a[1].get<std::uint64_t>() >= base.instances)
       bad_field(where, "arrivals", "[time_us, instance] pairs inside the run and the instances");
     out.push_back({a[0].get<TimeUs>(), a[1].get<std::uint32_t>()});
