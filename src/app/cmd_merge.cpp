@@ -20,7 +20,8 @@ Subcommand merge_subcommand() {
             cli.add_option(
                 "--out", options->out_dir,
                 "Directory for sweep.json, sweep.md, sweep.html and the chart SVGs (default: "
-                "reports/<scenario name>-sweep)");
+                "reports/<scenario name>-sweep); for search shards the search's files (default: "
+                "reports/<scenario name>-search)");
             cli.add_flag("--json", options->json, "Print only sweep.json on stdout");
             // Search shards (rlsim search --shard K/N) merge into the search's files.
             return [options] {
