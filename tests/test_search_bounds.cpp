@@ -41,3 +41,26 @@ TEST_CASE("a token bucket's bound follows its capacity and refill rate") {
       problem(R"({"name": "redis_token_bucket", "label": "tb", "capacity": 20})", "overshoot"), 4);
   CHECK(bigger->value == 3);  // (20 + 10 x 1) / 10
 }
+
+TEST_CASE("Kong's redis policy without sync_rate: 2L; with sync_rate or local: no stated bound") {
+  const SearchProblem redis =
+      problem(R"({"name": "kong", "label": "k", "policy": "redis"})", "rolling_overshoot");
+  REQUIRE(analytic_bound(redis, 4));
+  CHECK(analytic_bound(redis, 4)->value == 2);
+  const SearchProblem synced = problem(
+      R"({"name": "kong", "label": "k", "policy": "redis", "sync_rate": "500ms"})", "overshoot");
+  CHECK_FALSE(analytic_bound(synced, 4));
+  CHECK_THAT(no_bound_reason(synced), Contains("while a sync is on the wire"));
+  const SearchProblem local = problem(R"({"name": "kong", "label": "k"})", "overshoot");
+  CHECK_FALSE(analytic_bound(local, 4));
+  CHECK_THAT(no_bound_reason(local), Contains("Kong#2629"));
+  CHECK_THAT(no_bound_reason(problem("\"limitador_cached\"", "overshoot")),
+             Contains("steady traffic"));
+}
+
+TEST_CASE("an offset instance clock: no stated bound, with the reason") {
+  SearchProblem p = problem("\"redis_fixed_window\"", "overshoot");
+  p.scenario.instances.clock_offsets = {0, 50'000};
+  CHECK_FALSE(analytic_bound(p, 4));
+  CHECK_THAT(no_bound_reason(p), Contains("instance clocks are offset"));
+}

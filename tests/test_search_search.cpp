@@ -13,13 +13,17 @@ using nlohmann::ordered_json;
 
 namespace {
 
-SearchProblem attack(const std::string& label, const std::string& metric) {
-  const std::string path = std::string(RLSIM_SOURCE_DIR) + "/scenarios/search/attack.json";
-  std::ifstream in(path);
+const std::string kAttackPath = std::string(RLSIM_SOURCE_DIR) + "/scenarios/search/attack.json";
+
+ordered_json attack_document() {
+  std::ifstream in(kAttackPath);
   std::stringstream text;
   text << in.rdbuf();
-  const auto document = ordered_json::parse(text.str(), nullptr, true, true);
-  return make_problem(document, path, label, metric, true, 1);
+  return ordered_json::parse(text.str(), nullptr, true, true);
+}
+
+SearchProblem attack(const std::string& label, const std::string& metric) {
+  return make_problem(attack_document(), kAttackPath, label, metric, true, 1);
 }
 
 SearchOutcome search(const SearchProblem& problem, std::uint64_t runs) {
@@ -73,4 +77,33 @@ TEST_CASE("a stop request ends the search after the current batch") {
   CHECK(out.stopped);
   CHECK(out.runs >= 20);
   CHECK(out.runs < 1000);
+}
+
+TEST_CASE("a declared instance count: in_memory's N x L at the largest N") {
+  const auto document = attack_document();
+  const std::string& path = kAttackPath;
+  const SearchProblem p =
+      make_problem(document, path, "in_memory", "overshoot", true, 1, false,
+                   {"instances.count=2..16", "load_balancer.policy=round_robin|random"});
+  CHECK_FALSE(p.space.pinned);
+  const SearchOutcome out = search(p, 60);
+  CHECK(out.best.instances == 16);
+  CHECK(out.best_value >= 15);
+  CHECK(out.best_value <= analytic_bound(problem_at(p, out.best), out.best.instances)->value);
+  // The same problem twice: the same result.
+  CHECK(search(p, 60).best == out.best);
+}
+
+TEST_CASE("a declared strategy parameter is the candidate's: each runs with its own value") {
+  const auto document = attack_document();
+  const std::string& path = kAttackPath;
+  const SearchProblem p = make_problem(document, path, "kong_sync", "overshoot", true, 1, true,
+                                       {"strategies[5].sync_rate=20ms..1s"});
+  Candidate c = empty_candidate(p.scenario, p.space);
+  for (std::uint32_t i = 0; i < 60; ++i)
+    c.arrivals.push_back({static_cast<TimeUs>(i) * 16'667, i % 10});
+  c.params = {20'000};
+  const double fast = evaluate(p, c);
+  c.params = {1'000'000};
+  CHECK(evaluate(p, c) > fast);  // a slower sync lets the nodes admit more
 }

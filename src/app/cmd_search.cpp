@@ -18,14 +18,19 @@
 #include "app/parallel.h"
 #include "app/report_files.h"
 #include "app/scenario_settings.h"
+#include "app/search_files.h"
+#include "app/search_shard.h"
 #include "app/subcommand.h"
+#include "app/sweep.h"
 #include "core/file_text.h"
+#include "core/sha1.h"
 #include "engine/commands.h"
 #include "engine/expect.h"
 #include "engine/stop.h"
 #include "report/svg_chart.h"
 #include "scenario/load.h"
 #include "search/search_report.h"
+#include "search/shard.h"
 
 namespace rlsim {
 
@@ -40,8 +45,10 @@ struct SearchOptions {
   unsigned jobs = 0;
   std::string out_dir;
   std::vector<std::string> sets;
+  std::vector<std::string> vary;  // --vary PATH=LO..HI or PATH=A|B|C (search/dimension.h)
   double keep_share = 0.95;
   bool paced = false;
+  std::string shard;       // --shard K/N (app/search_shard.h)
   std::string goal, over;  // goal seeking: "overshoot<=1.1", "strategies[0].sync_rate=20ms..2s"
 };
 
@@ -107,36 +114,9 @@ std::string reproduce_command(const SearchOptions& options, const SearchProblem&
                     shell_quote(problem.metric) + " --budget " + shell_quote(options.budget) +
                     " --seed " + std::to_string(problem.seed);
   for (const std::string& set : options.sets) out += " --set " + shell_quote(set);
+  for (const std::string& vary : options.vary) out += " --vary " + shell_quote(vary);
+  if (options.paced) out += " --paced";
   return out;
-}
-
-int write_files(const std::filesystem::path& dir, const SearchFindings& findings,
-                const std::string& reproduce) {
-  const SearchProblem& problem = *findings.problem;
-  const ShrinkOutcome& shrunk = *findings.shrunk;
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  const std::string description = fmt::format(
-      "The worst case `{}` found for {} of {}, shrunk: {} requests pinned with `expect`. Found by: "
-      "{}",
-      problem.strategy.label, problem.metric, problem.scenario.name,
-      shrunk.candidate.arrivals.size(), reproduce);
-  auto document = pinned_document(problem, shrunk.candidate, shrunk.value, description);
-  document["name"] = problem.scenario.name + "-search";
-  document["description"] = description;
-  const std::pair<const char*, std::string> files[] = {
-      {"scenario.json", document.dump(2) + "\n"},
-      {kSearchRequestsFile, requests_csv(shrunk.candidate)},
-      {"search.json", search_json(findings).dump(2) + "\n"},
-      {"search.md", search_markdown(findings)},
-      {"trajectory.svg", render_svg(trajectory_chart(findings))}};
-  for (const auto& [name, text] : files) {
-    if (const auto failed = write_file(dir / name, text)) {
-      std::cerr << "rlsim: " << *failed << "\n";
-      return exit_code::kOutputError;
-    }
-  }
-  return exit_code::kOk;
 }
 
 int write_goal_files(const std::filesystem::path& dir, const Goal& goal, const GoalRange& range,
@@ -167,6 +147,7 @@ int command_goal(const SearchOptions& options, const SearchSettings& search) {
   settings.search = search;
   settings.search.stop = [](const SearchProgress&) { return stop_requested(); };
   settings.paced = options.paced;
+  settings.vary = options.vary;
   GoalOutcome outcome;
   try {
     outcome =
@@ -186,8 +167,43 @@ int command_goal(const SearchOptions& options, const SearchSettings& search) {
   return outcome.met ? exit_code::kOk : exit_code::kCheckFailed;
 }
 
+// --shard K/N: the shard's best, unshrunk, as search-shard-K-of-N.json; `rlsim merge` shrinks.
+int write_shard(const SearchOptions& options, const SearchProblem& problem, const SweepShard& shard,
+                std::uint64_t search_seed, const SearchOutcome& outcome) {
+  SearchShardIdentity id;
+  id.scenario_file = options.scenario_path;
+  id.scenario_sha1 = sha1_hex(read_regular_file(options.scenario_path, kMaxScenarioFileBytes).text);
+  id.document = problem.document;
+  id.label = options.label;
+  id.metric = problem.metric;
+  id.maximize = problem.maximize;
+  id.paced = options.paced;
+  id.vary = options.vary;
+  id.seed = problem.seed;
+  id.budget_runs = parse_budget(options.budget).runs;
+  id.shards = shard.count;
+  id.keep_share = options.keep_share;
+  id.reproduce = reproduce_command(options, problem);
+  std::cout << fmt::format("shard {}/{}: {} {} after {} runs (from {})\n", shard.index, shard.count,
+                           problem.metric, format_number(outcome.best_value), outcome.runs,
+                           outcome.best_origin);
+  const auto dir = report_dir(options.out_dir, problem.scenario.name, "-search");
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  const auto file = dir / search_shard_name(shard.index, shard.count);
+  if (const auto failed =
+          write_file(file, search_shard_text(id, shard.index, search_seed, outcome))) {
+    std::cerr << "rlsim: " << *failed << "\n";
+    return exit_code::kOutputError;
+  }
+  std::cout << "wrote " << file.string() << " (rlsim merge joins the " << shard.count
+            << " shards)\n";
+  return stop_requested() ? exit_code::kInterrupted : exit_code::kOk;
+}
+
 int command_search(const SearchOptions& options) {
   if (!options.goal.empty()) {
+    if (!options.shard.empty()) throw ScenarioError("search: --shard does not go with --goal");
     SearchSettings search;
     const Budget budget = parse_budget(options.budget);
     if (budget.wall) throw ScenarioError("search: --goal takes a budget of runs per search (2000)");
@@ -204,9 +220,9 @@ int command_search(const SearchOptions& options) {
   const bool maximize = !options.maximize.empty();
   const std::uint64_t seed =
       options.seed.value_or(document.contains("seed") ? document["seed"].get<std::uint64_t>() : 1);
-  const SearchProblem problem =
-      make_problem(document, options.scenario_path, options.label,
-                   maximize ? options.maximize : options.minimize, maximize, seed, options.paced);
+  const SearchProblem problem = make_problem(document, options.scenario_path, options.label,
+                                             maximize ? options.maximize : options.minimize,
+                                             maximize, seed, options.paced, options.vary);
   const unsigned jobs = options.jobs == 0 ? default_jobs() : options.jobs;
   const RunJobs run_jobs = [jobs](std::size_t count, const std::function<void(std::size_t)>& job) {
     run_parallel(count, jobs, job);
@@ -220,24 +236,26 @@ int command_search(const SearchOptions& options) {
     return stop_requested() ||
            (budget.wall && progress.elapsed_s() * 1e6 >= static_cast<double>(budget.wall->count()));
   };
+  std::optional<SweepShard> shard;
+  if (!options.shard.empty()) {
+    shard = parse_shard(options.shard);
+    if (budget.wall) throw ScenarioError("search: --shard takes a budget of runs (2000)");
+    settings.seed = shard_search_seed(seed, shard->index);
+    settings.skip_starts = shard->index > 1;
+  }
   const SearchOutcome outcome = run_search(problem, settings, run_jobs);
   progress.show({outcome.runs, outcome.best_value, outcome.restarts}, true);
+  if (shard) return write_shard(options, problem, *shard, settings.seed, outcome);
   const double search_s = progress.elapsed_s();
-  ShrinkSettings shrink_settings;
-  shrink_settings.keep_share = options.keep_share;
-  const ShrinkOutcome shrunk =
-      shrink(problem, outcome.best, outcome.best_value, shrink_settings, run_jobs);
-  SearchFindings findings{&problem, &settings, &outcome, &shrunk,
-                          analytic_bound(problem, problem.space.instances)};
-  std::cout << search_summary(findings);
-  std::cout << fmt::format("{} runs in {:.1f} s ({:.0f} runs/s, {} jobs), shrinking {:.1f} s\n",
+  const auto dir = report_dir(options.out_dir, problem.scenario.name, "-search");
+  const int code = shrink_and_write(
+      problem, settings, outcome, options.keep_share, run_jobs, dir,
+      reproduce_command(options, problem), [&] {
+        return fmt::format("{} runs in {:.1f} s ({:.0f} runs/s, {} jobs), shrinking {:.1f} s\n",
                            outcome.runs, search_s, outcome.runs / std::max(search_s, 1e-9), jobs,
                            progress.elapsed_s() - search_s);
-  const auto dir = report_dir(options.out_dir, problem.scenario.name, "-search");
-  if (const int code = write_files(dir, findings, reproduce_command(options, problem)); code != 0)
-    return code;
-  std::cout << "wrote " << (dir / "scenario.json").string() << " (rlsim check reruns it) and "
-            << (dir / "search.md").string() << "\n";
+      });
+  if (code != 0) return code;
   // Ctrl-C: the best so far is written (unshrunk: the shrinker's runs were cut too).
   return stop_requested() ? exit_code::kInterrupted : exit_code::kOk;
 }
@@ -276,6 +294,14 @@ Subcommand search_subcommand() {
                        "the worst case found (--budget is per worst-case search)");
         cli.add_option("--over", options->over,
                        "PATH=LO..HI: the field goal seeking varies (numbers or durations)");
+        cli.add_option("--vary", options->vary,
+                       "PATH=LO..HI or PATH=A|B|C: a dimension of the search space (repeatable; "
+                       "--set's paths: instances.count, faults[0].at, strategies[0].sync_rate, "
+                       "load_balancer.policy)");
+        cli.add_option("--shard", options->shard,
+                       "K/N: run the search from shard K's own seed and write "
+                       "search-shard-K-of-N.json into --out; `rlsim merge` picks the best of the "
+                       "N, shrinks it and writes the files");
         add_set_option(cli, options->sets);
         return run_watching_sigint(options, command_search);
       }};

@@ -542,10 +542,8 @@ int command_sweep(const SweepOptions& options) {
   return complete_sweep(options, prepared.sweep, outcomes);
 }
 
-namespace {
-
-// The shard files named by `inputs`: files as they are, folders by their sweep-shard-*.json.
-std::vector<std::filesystem::path> shard_files(const std::vector<std::string>& inputs) {
+std::vector<std::filesystem::path> shard_files(const std::vector<std::string>& inputs,
+                                               const std::string& prefix) {
   std::vector<std::filesystem::path> files;
   for (const std::string& input : inputs) {
     std::error_code ec;
@@ -556,15 +554,17 @@ std::vector<std::filesystem::path> shard_files(const std::vector<std::string>& i
     std::vector<std::filesystem::path> found;
     for (const auto& entry : std::filesystem::directory_iterator(input, ec)) {
       const std::string name = entry.path().filename().string();
-      if (name.starts_with("sweep-shard-") && name.ends_with(".json")) found.push_back(entry);
+      if (name.starts_with(prefix) && name.ends_with(".json")) found.push_back(entry);
     }
     if (found.empty())
-      throw ScenarioError(fmt::format("merge: {} holds no sweep-shard-*.json file", input));
+      throw ScenarioError(fmt::format("merge: {} holds no {}*.json file", input, prefix));
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
   }
   return files;
 }
+
+namespace {
 
 // Checks every field merge reads from a shard, with its range, so that a damaged or hand-made
 // shard is refused with the field's name (exit 2) instead of crashing or allocating without
@@ -682,7 +682,7 @@ SweepResult sweep_of_shard(const ordered_json& identity) {
 }  // namespace
 
 int command_merge(const MergeOptions& options) {
-  const auto files = shard_files(options.inputs);
+  const auto files = shard_files(options.inputs, "sweep-shard-");
   ordered_json identity;
   std::vector<GridOutcome> outcomes;
   std::vector<bool> placed, shard_seen;

@@ -4,6 +4,7 @@
 // sweep.md, sweep.html and one SVG chart per chosen metric against the first swept value
 // (docs/cli.md#rlsim-sweep).
 #include <cstdint>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -51,6 +52,12 @@ SweepShard parse_shard(const std::string& text);
 
 // The whole command; returns the exit code. Throws ScenarioError (exit 2) and RunError.
 int command_sweep(const SweepOptions& options);
+
+// The shard files named by `inputs`: files as they are, folders by their files named
+// PREFIX*.json ("sweep-shard-", "search-shard-"), sorted. Throws ScenarioError for a folder
+// holding none.
+std::vector<std::filesystem::path> shard_files(const std::vector<std::string>& inputs,
+                                               const std::string& prefix);
 
 // `rlsim merge`: reads every shard of one sweep and writes the files, table and charts that the
 // sweep run in one process writes, byte for byte. Throws ScenarioError (exit 2) when a shard is

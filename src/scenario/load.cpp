@@ -13,6 +13,7 @@
 #include "scenario/load_clocks.h"
 #include "scenario/load_regions.h"
 #include "scenario/load_replay.h"
+#include "scenario/load_search.h"
 #include "scenario/reader.h"
 
 namespace rlsim {
@@ -421,10 +422,9 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
   scenario.description = reader.string_field("description", &empty);
   if (const json* seed = reader.find("seed")) {
     if (!seed->is_number_unsigned() &&
-        !(seed->is_number_integer() && seed->get<std::int64_t>() >= 0)) {
+        !(seed->is_number_integer() && seed->get<std::int64_t>() >= 0))
       reader.fail("seed",
                   fmt::format("expected a non-negative integer, got {}", json_type_name(*seed)));
-    }
     scenario.seed = seed->get<std::uint64_t>();
   }
   scenario.duration_us =
@@ -474,6 +474,7 @@ Scenario parse_scenario(const std::string& text, const std::string& file) {
     reader.fail("instances.autoscale", "not supported together with \"regions\" yet");
   read_scenario_faults(reader.find("faults"), reader.find("clock_faults"), file, scenario);
   scenario.alerts = read_alerts(reader.find("alerts"), file, scenario.duration_us);
+  scenario.search = read_search_block(reader.find("search"), file);
 
   const json& strategies =
       reader.array_field("strategies", true, 1, ScenarioBounds::kMaxStrategies);

@@ -284,6 +284,13 @@ struct AlertRule {
   std::string json_path;          // "alerts[1]", for messages
 };
 
+// The scenario's `search` block (docs/search.md#declaring-the-search-space): what `rlsim search`
+// varies besides the default space. Only its shape is checked here; search/ parses the specs.
+struct SearchSpec {
+  std::vector<std::string> vary;  // "PATH=SPEC" as --vary takes it ("faults[0].at=10s..50s")
+  bool paced = false;             // as --paced
+};
+
 struct Scenario {
   std::string file;  // the path it was loaded from ("" when parsed from text)
   std::string name;
@@ -300,6 +307,7 @@ struct Scenario {
   std::vector<FaultSpec> faults;  // in file order
   RegionsSpec regions;
   std::vector<AlertRule> alerts;  // in file order; empty: the report has no alert timeline
+  SearchSpec search;              // only `rlsim search` reads it
   // How a replay group's `file` is opened: set by the front end that loaded the scenario
   // (load_scenario: a regular file under the scenario's folder; a browser: its uploads). The
   // engine only calls it; unset, a replay group fails to start with a clear error.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <sstream>
 
@@ -9,6 +10,8 @@
 #include "engine/expect.h"
 #include "scenario/error.h"
 #include "scenario/load.h"
+#include "scenario/load_search.h"
+#include "scenario/setting_path.h"
 
 namespace rlsim {
 
@@ -29,11 +32,38 @@ std::size_t strategy_index(const Scenario& scenario, const std::string& label) {
                   scenario.file, label, labels));
 }
 
+// The block's dimensions, then --vary's: a path given in both takes --vary's spec; one given
+// twice in one source is an error.
+std::vector<SearchDimension> problem_dimensions(const Scenario& scenario,
+                                                const std::vector<std::string>& vary) {
+  std::vector<SearchDimension> out;
+  for (const std::string& text : scenario.search.vary)
+    out.push_back(parse_dimension("search.vary", text));
+  const std::size_t from_block = out.size();
+  for (const std::string& text : vary) {
+    SearchDimension d = parse_dimension("--vary", text);
+    const auto same = std::find_if(out.begin(), out.end(), [&](const SearchDimension& e) {
+      return e.range.path == d.range.path;
+    });
+    if (same == out.end()) {
+      out.push_back(std::move(d));
+    } else if (static_cast<std::size_t>(same - out.begin()) >= from_block) {
+      throw ScenarioError(fmt::format("--vary {}: {} is varied twice", text, d.range.path));
+    } else {
+      *same = std::move(d);
+    }
+  }
+  if (out.size() > kMaxSearchDimensions)
+    throw ScenarioError(
+        fmt::format("--vary: at most {} dimensions, got {}", kMaxSearchDimensions, out.size()));
+  return out;
+}
+
 }  // namespace
 
 SearchProblem make_problem(const ordered_json& document, const std::string& file,
                            const std::string& label, const std::string& metric, bool maximize,
-                           std::uint64_t seed, bool paced) {
+                           std::uint64_t seed, bool paced, const std::vector<std::string>& vary) {
   SearchProblem problem;
   problem.document = document;
   problem.file = file;
@@ -45,7 +75,9 @@ SearchProblem make_problem(const ordered_json& document, const std::string& file
   problem.metric = metric;
   problem.maximize = maximize;
   problem.seed = seed;
-  problem.space = default_space(problem.scenario, paced);
+  problem.space = default_space(problem.scenario, paced || problem.scenario.search.paced);
+  declare_dimensions(document, problem.scenario, problem_dimensions(problem.scenario, vary),
+                     problem.space);
   // The metric must name a number in the report: check it on one request.
   Candidate first = empty_candidate(problem.scenario, problem.space);
   first.arrivals.push_back({0, 0});
@@ -57,16 +89,22 @@ SearchProblem make_problem(const ordered_json& document, const std::string& file
   return problem;
 }
 
-std::string requests_csv(const Candidate& candidate) {
-  std::string out = "time,key,instance\n";
-  for (const SearchArrival& arrival : candidate.arrivals)
-    out += fmt::format("{}.{:06},attacker,{}\n", arrival.at_us / kUsPerS, arrival.at_us % kUsPerS,
-                       arrival.instance);
+std::string requests_csv(const Candidate& candidate, bool pinned) {
+  std::string out = pinned ? "time,key,instance\n" : "time,key\n";
+  for (const SearchArrival& arrival : candidate.arrivals) {
+    out += fmt::format("{}.{:06},attacker", arrival.at_us / kUsPerS, arrival.at_us % kUsPerS);
+    out += pinned ? fmt::format(",{}\n", arrival.instance) : "\n";
+  }
   return out;
 }
 
 ordered_json candidate_document(const SearchProblem& problem, const Candidate& candidate) {
   ordered_json doc = problem.document;
+  // Declared fields first, while every fault is still at its index.
+  for (std::size_t i = 0; i < problem.space.fields.size(); ++i)
+    apply_setting(doc, problem.space.fields[i].range.path,
+                  dimension_value(problem.space.fields[i], candidate.params[i]));
+  doc.erase("search");
   doc["seed"] = problem.seed;
   doc["duration"] = format_duration(candidate.duration_us);
   doc["instances"]["count"] = candidate.instances;
@@ -94,10 +132,15 @@ ordered_json candidate_document(const SearchProblem& problem, const Candidate& c
 }
 
 Scenario candidate_scenario(const SearchProblem& problem, const Candidate& candidate) {
-  Scenario scenario = parse_scenario(candidate_document(problem, candidate).dump(),
-                                     problem.file + " (a search candidate)");
+  Scenario scenario;
+  try {
+    scenario = parse_scenario(candidate_document(problem, candidate).dump(),
+                              problem.file + " (a search candidate)");
+  } catch (const ScenarioError& e) {
+    throw CandidateInvalid(e.what());
+  }
   scenario.file = problem.file;  // scripts resolve from the searched scenario's folder
-  auto csv = std::make_shared<const std::string>(requests_csv(candidate));
+  auto csv = std::make_shared<const std::string>(requests_csv(candidate, problem.space.pinned));
   scenario.open_log = [csv](const std::string& name,
                             std::string& error) -> std::unique_ptr<std::istream> {
     if (name != kSearchRequestsFile) {
@@ -109,9 +152,25 @@ Scenario candidate_scenario(const SearchProblem& problem, const Candidate& candi
   return scenario;
 }
 
+namespace {
+
+// Whether a declared field is a strategy parameter: each candidate then resolves its own strategy.
+bool varies_strategy(const SearchProblem& problem) {
+  return std::any_of(
+      problem.space.fields.begin(), problem.space.fields.end(),
+      [](const SearchDimension& d) { return d.range.path.starts_with("strategies"); });
+}
+
+}  // namespace
+
 double evaluate(const SearchProblem& problem, const Candidate& candidate) {
   const Scenario scenario = candidate_scenario(problem, candidate);
-  const StrategyResult result = run_strategy(scenario, problem.strategy, problem.seed);
+  ResolvedStrategy strategy = problem.strategy;
+  if (varies_strategy(problem)) {
+    strategy = resolve_strategies(scenario, problem.file).front();
+    strategy.partner.clear();
+  }
+  const StrategyResult result = run_strategy(scenario, strategy, problem.seed);
   if (result.stopped_at_us) throw RunCut();
   std::string error;
   const auto value =
@@ -122,16 +181,31 @@ double evaluate(const SearchProblem& problem, const Candidate& candidate) {
 
 std::vector<std::optional<double>> evaluate_all(
     const SearchProblem& problem, const std::vector<const Candidate*>& candidates,
-    const std::function<void(std::size_t, const std::function<void(std::size_t)>&)>& run_jobs) {
+    const std::function<void(std::size_t, const std::function<void(std::size_t)>&)>& run_jobs,
+    std::size_t* invalid) {
   std::vector<std::optional<double>> values(candidates.size());
+  std::vector<char> was_invalid(candidates.size(), 0);
   run_jobs(candidates.size(), [&](std::size_t i) {
     try {
       values[i] = evaluate(problem, *candidates[i]);
     } catch (const RunCut&) {
       values[i].reset();
+    } catch (const CandidateInvalid&) {
+      was_invalid[i] = 1;
     }
   });
+  if (invalid != nullptr)
+    *invalid = static_cast<std::size_t>(std::count(was_invalid.begin(), was_invalid.end(), 1));
   return values;
+}
+
+SearchProblem problem_at(const SearchProblem& problem, const Candidate& candidate) {
+  SearchProblem at = problem;
+  at.scenario = candidate_scenario(problem, candidate);
+  // The candidate keeps the searched strategy only: its first entry.
+  at.strategy = resolve_strategies(at.scenario, problem.file).front();
+  at.strategy.partner.clear();
+  return at;
 }
 
 ordered_json pinned_document(const SearchProblem& problem, const Candidate& candidate, double value,

@@ -34,15 +34,24 @@ struct SearchProblem {
 // budget as a steady rate (SearchSpace::min_gap_us). Throws
 // ScenarioError for an unknown label, an unsearchable scenario (default_space) or a metric path
 // that does not resolve to a number in the strategy's report of a first candidate.
+// `vary`: --vary's PATH=SPEC texts (search/dimension.h), added to the scenario's `search.vary`
+// block (a path in both: --vary's spec); the block's `paced` counts as `paced`.
 SearchProblem make_problem(const nlohmann::ordered_json& document, const std::string& file,
                            const std::string& label, const std::string& metric, bool maximize,
-                           std::uint64_t seed, bool paced = false);
+                           std::uint64_t seed, bool paced = false,
+                           const std::vector<std::string>& vary = {});
+
+// The problem as it stands at `candidate`: its scenario parsed from the candidate's document
+// (declared fields set, instances and faults as the candidate has them) and the strategy
+// resolved from it, so that bounds read the parameters the candidate runs with.
+SearchProblem problem_at(const SearchProblem& problem, const Candidate& candidate);
 
 // The request list's name beside the written scenario.
 inline constexpr const char* kSearchRequestsFile = "requests.csv";
 
-// The candidate's requests as CSV (time,key,instance), times in seconds to the microsecond.
-std::string requests_csv(const Candidate& candidate);
+// The candidate's requests as CSV (time,key,instance), times in seconds to the microsecond;
+// without the instance column when the requests are not pinned (the balancer routes them).
+std::string requests_csv(const Candidate& candidate, bool pinned = true);
 
 // The scenario document of `candidate` (no `expect` list).
 nlohmann::ordered_json candidate_document(const SearchProblem& problem, const Candidate& candidate);
@@ -56,15 +65,23 @@ struct RunCut : std::runtime_error {
   RunCut() : std::runtime_error("the run was stopped early") {}
 };
 
+// A candidate whose document is not a valid scenario (declared dimensions that do not go
+// together, such as schedule steps out of order): the search counts the run and leaves it out.
+struct CandidateInvalid : std::runtime_error {
+  explicit CandidateInvalid(const std::string& why) : std::runtime_error(why) {}
+};
+
 // One run of the candidate: the metric's value. Throws RunCut when a stop request cut the run,
 // RunError like run_strategy, ScenarioError when the metric does not resolve (make_problem
 // checked it on a first candidate).
 double evaluate(const SearchProblem& problem, const Candidate& candidate);
 
-// evaluate() for each of `candidates` through `run_jobs`; a cut run's value is nullopt.
+// evaluate() for each of `candidates` through `run_jobs`; a cut run's value is nullopt, and so is
+// an invalid candidate's (counted in `*invalid` when given).
 std::vector<std::optional<double>> evaluate_all(
     const SearchProblem& problem, const std::vector<const Candidate*>& candidates,
-    const std::function<void(std::size_t, const std::function<void(std::size_t)>&)>& run_jobs);
+    const std::function<void(std::size_t, const std::function<void(std::size_t)>&)>& run_jobs,
+    std::size_t* invalid = nullptr);
 
 // candidate_document with an `expect` entry pinning the metric to `value` (equals, tolerance 0)
 // and a description saying where it came from.

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <optional>
 
-#include "core/parse_double.h"
 #include "engine/expect.h"
 #include "scenario/error.h"
 #include "scenario/setting_path.h"
@@ -16,14 +15,6 @@ namespace rlsim {
 using nlohmann::ordered_json;
 
 namespace {
-
-// The whole text as a number, or nullopt.
-std::optional<double> parse_double(const std::string& text) {
-  double value = 0;
-  const auto [end, error] = from_chars_double(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
 
 // A field's value as --set shows it: a string bare ("250ms"), a number as its JSON.
 std::string value_text(const ordered_json& value) {
@@ -41,7 +32,7 @@ Goal parse_goal(const std::string& text) {
   goal.metric = text.substr(0, at);
   goal.at_most = text[at] == '<';
   const std::size_t number_at = at + (at + 1 < text.size() && text[at + 1] == '=' ? 2 : 1);
-  const auto threshold = parse_double(text.substr(number_at));
+  const auto threshold = parse_number_text(text.substr(number_at));
   if (!threshold)
     throw ScenarioError(
         fmt::format("--goal {}: \"{}\" is not a number", text, text.substr(number_at)));
@@ -51,53 +42,6 @@ Goal parse_goal(const std::string& text) {
 
 bool meets(const Goal& goal, double value) {
   return goal.at_most ? value <= goal.threshold : value >= goal.threshold;
-}
-
-GoalRange parse_over(const std::string& text) {
-  const auto equals = text.find('=');
-  const auto dots = text.find("..");
-  if (equals == std::string::npos || equals == 0 || dots == std::string::npos || dots < equals)
-    throw ScenarioError(fmt::format(
-        "--over {}: expected PATH=LO..HI (e.g. strategies[0].sync_rate=20ms..2s)", text));
-  GoalRange range;
-  range.path = text.substr(0, equals);
-  const std::string lo = text.substr(equals + 1, dots - equals - 1), hi = text.substr(dots + 2);
-  const auto lo_number = parse_double(lo), hi_number = parse_double(hi);
-  if (lo_number && hi_number) {
-    range.lo = *lo_number;
-    range.hi = *hi_number;
-    const bool whole = std::floor(range.lo) == range.lo && std::floor(range.hi) == range.hi &&
-                       lo.find('.') == std::string::npos && hi.find('.') == std::string::npos;
-    range.kind = whole ? GoalRange::Kind::kInteger : GoalRange::Kind::kNumber;
-    range.step = whole ? 1 : 0;
-  } else if (const auto lo_us = parse_duration(lo), hi_us = parse_duration(hi); lo_us && hi_us) {
-    range.lo = static_cast<double>(*lo_us);
-    range.hi = static_cast<double>(*hi_us);
-    range.kind = GoalRange::Kind::kDuration;
-    range.step = *lo_us % kUsPerMs == 0 && *hi_us % kUsPerMs == 0 ? kUsPerMs : 1;
-  } else {
-    throw ScenarioError(
-        fmt::format("--over {}: LO and HI must both be numbers or durations", text));
-  }
-  if (!(range.lo < range.hi))
-    throw ScenarioError(fmt::format("--over {}: LO must be below HI", text));
-  return range;
-}
-
-double snap(const GoalRange& range, double x) {
-  return range.step > 0 ? std::round(x / range.step) * range.step : x;
-}
-
-ordered_json range_value(const GoalRange& range, double x) {
-  switch (range.kind) {
-    case GoalRange::Kind::kInteger:
-      return static_cast<std::int64_t>(std::llround(x));
-    case GoalRange::Kind::kDuration:
-      return format_duration(static_cast<DurationUs>(std::llround(x)));
-    case GoalRange::Kind::kNumber:
-      break;
-  }
-  return x;
 }
 
 namespace {
@@ -145,7 +89,8 @@ SearchProblem GoalSeeker::problem_at(double x) const {
   ordered_json document = document_;
   apply_setting(document, range_.path, range_value(range_, x));
   // The worst case for METRIC<=X is the largest value.
-  return make_problem(document, file_, label_, goal_.metric, goal_.at_most, seed_, settings_.paced);
+  return make_problem(document, file_, label_, goal_.metric, goal_.at_most, seed_, settings_.paced,
+                      settings_.vary);
 }
 
 SearchOutcome GoalSeeker::search_at(double x, int round) {

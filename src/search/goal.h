@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "search/dimension.h"
 #include "search/search.h"
 
 namespace rlsim {
@@ -27,26 +28,6 @@ Goal parse_goal(const std::string& text);
 
 bool meets(const Goal& goal, double value);
 
-// --over PATH=LO..HI: numbers ("0.5..4", integers when both are) or durations ("20ms..2s").
-struct GoalRange {
-  enum class Kind { kNumber, kInteger, kDuration };
-  std::string path;
-  double lo = 0, hi = 0;  // durations in microseconds
-  Kind kind = Kind::kNumber;
-  // Values are whole multiples of this (integers: 1; durations: 1 ms when LO and HI are whole
-  // milliseconds, as fields such as Limitador's flush_period require, else 1 us); 0: any number.
-  double step = 0;
-};
-
-// x rounded to the range's step.
-double snap(const GoalRange& range, double x);
-
-// Throws ScenarioError ("--over ...").
-GoalRange parse_over(const std::string& text);
-
-// The field's value at x: a number, an integer or a duration text ("250ms").
-nlohmann::ordered_json range_value(const GoalRange& range, double x);
-
 struct GoalPoint {
   double x = 0;
   std::string value;  // as set
@@ -60,6 +41,7 @@ struct GoalSettings {
   int bisect_steps = 6;
   int rounds = 5;      // verifying searches at most (then one at the safer end of the range)
   bool paced = false;  // the budget as a steady rate (SearchSpace::min_gap_us)
+  std::vector<std::string> vary;  // --vary's dimensions (make_problem)
 };
 
 struct GoalOutcome {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "core/check.h"
 
@@ -33,6 +34,44 @@ void add_spread(const SearchSpace& space, Candidate& candidate, std::size_t coun
     candidate.arrivals.push_back(
         {clamp_time(space, from_us + static_cast<TimeUs>(std::floor(step * i))),
          static_cast<std::uint32_t>(i % candidate.instances)});
+}
+
+// A uniform value of a declared dimension's range (a choice's index for an enumerated one).
+double uniform_in(const GoalRange& range, Rng& rng) {
+  if (range.kind == GoalRange::Kind::kInteger)
+    return range.lo +
+           static_cast<double>(rng.below(static_cast<std::uint64_t>(range.hi - range.lo) + 1));
+  return snap(range, range.lo + rng.uniform() * (range.hi - range.lo));
+}
+
+double uniform_value(const SearchDimension& d, Rng& rng) {
+  if (!d.choices.empty()) return static_cast<double>(rng.below(d.choices.size()));
+  return uniform_in(d.range, rng);
+}
+
+// Starting points' variants: `start` again with each declared dimension at each of its
+// extremes (LO and HI, or each choice), the others as in `start`.
+void add_extremes(const SearchSpace& space, const NamedCandidate& start,
+                  std::vector<NamedCandidate>& out, const std::function<void(Candidate&)>& fill) {
+  for (std::size_t i = 0; i < space.fields.size(); ++i) {
+    for (const double x : dimension_extremes(space.fields[i])) {
+      Candidate c = start.candidate;
+      c.params[i] = x;
+      out.push_back({fmt::format("{}, {}={}", start.name, space.fields[i].range.path,
+                                 dimension_value_text(space.fields[i], x)),
+                     std::move(c)});
+    }
+  }
+  if (!space.instance_range) return;
+  for (const double x : {space.instance_range->lo, space.instance_range->hi}) {
+    Candidate c = start.candidate;
+    c.arrivals.clear();
+    c.instances = static_cast<std::uint32_t>(x);
+    fill(c);  // the arrivals again, spread over the new instance count
+    normalize(c);
+    pace(space, c);
+    out.push_back({fmt::format("{}, instances.count={}", start.name, c.instances), std::move(c)});
+  }
 }
 
 NamedCandidate finished(const SearchSpace& space, std::string name, Candidate candidate) {
@@ -69,14 +108,18 @@ std::vector<NamedCandidate> starting_points(const SearchSpace& space, const Cand
   std::vector<NamedCandidate> out;
   const std::size_t n = space.requests;
   Candidate spread = base;
-  add_spread(space, spread, n, 0, space.duration_us);
+  const auto fill_spread = [&](Candidate& c) { add_spread(space, c, n, 0, space.duration_us); };
+  fill_spread(spread);
   out.push_back(finished(space, "even spread, round robin", spread));
+  add_extremes(space, NamedCandidate(out.back()), out, fill_spread);  // a copy: `out` grows
   Candidate one_instance = spread;
   for (SearchArrival& arrival : one_instance.arrivals) arrival.instance = 0;
   out.push_back(finished(space, "even spread, all on instance 0", std::move(one_instance)));
   Candidate at_once = base;
-  add_packed(space, at_once, n, 0, 0);
+  const auto fill_at_once = [&](Candidate& c) { add_packed(space, c, n, 0, 0); };
+  fill_at_once(at_once);
   out.push_back(finished(space, "everything at once, one request per instance in turn", at_once));
+  add_extremes(space, NamedCandidate(out.back()), out, fill_at_once);
   add_edge_bursts(space, base, out);
   // A full bucket spent at once, then the refill rate: a bucket's C + r x W.
   const std::size_t burst = std::min<std::size_t>(n, static_cast<std::size_t>(space.first_limit));
@@ -100,6 +143,10 @@ std::vector<NamedCandidate> starting_points(const SearchSpace& space, const Cand
 Candidate random_candidate(const SearchSpace& space, const Candidate& base, Rng& rng) {
   Candidate c = base;
   c.arrivals.clear();
+  if (space.instance_range)
+    c.instances = static_cast<std::uint32_t>(uniform_in(*space.instance_range, rng));
+  for (std::size_t i = 0; i < space.fields.size(); ++i)
+    c.params[i] = uniform_value(space.fields[i], rng);
   const auto span = static_cast<std::uint64_t>(std::max<DurationUs>(1, space.duration_us));
   for (std::size_t i = 0; i < space.requests; ++i)
     c.arrivals.push_back(
@@ -152,7 +199,8 @@ void snap_block(const SearchSpace& space, Candidate& c, Rng& rng) {
 void move_one(const SearchSpace& space, Candidate& c, Rng& rng) {
   const std::size_t n = c.arrivals.size();
   SearchArrival& arrival = c.arrivals[rng.below(n)];
-  switch (rng.below(3)) {
+  // Unpinned requests go where the balancer sends them: their instance is not moved.
+  switch (rng.below(space.pinned ? 3 : 2)) {
     case 0:
       arrival.at_us = clamp_time(space, arrival.at_us + random_shift(space, rng));
       break;
@@ -173,9 +221,36 @@ void move_fault(const SearchSpace& space, Candidate& c, Rng& rng) {
       std::clamp(c.fault_at_us[f] + random_shift(space, rng), range.earliest_us, range.latest_us);
 }
 
+// A declared dimension moved: a field to a uniform value or a step of up to a quarter of its
+// range, or the instance count (requests above it move to instance % count).
+void move_dimension(const SearchSpace& space, Candidate& c, Rng& rng) {
+  const std::size_t which = rng.below(space.fields.size() + (space.instance_range ? 1 : 0));
+  if (which == space.fields.size()) {
+    set_instances(c, static_cast<std::uint32_t>(uniform_in(*space.instance_range, rng)));
+    return;
+  }
+  const SearchDimension& d = space.fields[which];
+  double& x = c.params[which];
+  if (!d.choices.empty() || rng.below(2) == 0) {
+    x = uniform_value(d, rng);
+    return;
+  }
+  const double step = (rng.uniform() * 2 - 1) * (d.range.hi - d.range.lo) / 4;
+  x = std::clamp(snap(d.range, x + step), d.range.lo, d.range.hi);
+}
+
 void mutate_once(const SearchSpace& space, Candidate& c, Rng& rng) {
-  const std::uint64_t kinds = space.faults.empty() ? 5 : 6;
-  switch (rng.below(kinds)) {
+  // Kinds 0-4 move requests, 5 a fault's start (when there are faults), the last a declared
+  // dimension (when there are any): the default space draws exactly as it did before dimensions.
+  const std::uint64_t request_kinds = space.faults.empty() ? 5 : 6;
+  const bool dimensions = !space.fields.empty() || space.instance_range;
+  std::uint64_t kind = rng.below(request_kinds + (dimensions ? 1 : 0));
+  if (kind == request_kinds) {
+    move_dimension(space, c, rng);
+    return;
+  }
+  if (kind == 4 && !space.pinned) kind = 2;  // instances do not matter: shift a block instead
+  switch (kind) {
     case 0:
     case 1:
       move_one(space, c, rng);

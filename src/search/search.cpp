@@ -54,7 +54,11 @@ std::vector<Scored> Search::evaluate(std::vector<Scored> batch) {
   std::vector<const Candidate*> candidates;
   candidates.reserve(batch.size());
   for (const Scored& s : batch) candidates.push_back(&s.candidate);
-  const auto values = evaluate_all(problem_, candidates, run_jobs_);
+  std::size_t invalid = 0;
+  const auto values = evaluate_all(problem_, candidates, run_jobs_, &invalid);
+  // An invalid candidate is a run of the budget (else a space of invalid ones never ends).
+  out_.runs += invalid;
+  out_.invalid += invalid;
   // A run a stop request cut is left out: its value is not the candidate's.
   std::vector<Scored> done;
   for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -118,8 +122,9 @@ bool Search::done() const {
 SearchOutcome Search::run() {
   const Candidate base = empty_candidate(problem_.scenario, problem_.space);
   std::vector<Scored> starts;
-  for (NamedCandidate& start : starting_points(problem_.space, base))
-    starts.push_back({std::move(start.candidate), 0, std::move(start.name)});
+  if (!settings_.skip_starts)
+    for (NamedCandidate& start : starting_points(problem_.space, base))
+      starts.push_back({std::move(start.candidate), 0, std::move(start.name)});
   for (std::size_t from = 0; from < starts.size() && !done(); from += settings_.batch) {
     const std::size_t to = std::min(starts.size(), from + settings_.batch);
     const auto scored =

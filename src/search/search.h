@@ -38,6 +38,9 @@ struct SearchSettings {
   std::size_t batch = 16;            // candidates per batch
   std::size_t elites = 4;            // the best candidates mutated
   std::size_t stall_batches = 12;    // batches without a new best before a restart
+  // Start from random candidates instead of the structured starting points (a shard other than
+  // the first, search/shard.h: the first shard runs those).
+  bool skip_starts = false;
   // Asked after every batch; true stops the search (a wall-time budget, Ctrl-C). Unset: never.
   std::function<bool(const SearchProgress&)> stop;
 };
@@ -48,8 +51,9 @@ struct SearchOutcome {
   std::string best_origin;  // the starting point, or "restart N", its best descends from
   std::uint64_t runs = 0;
   std::uint64_t restarts = 0;
-  bool stopped = false;                     // settings.stop ended it before the run budget
-  std::vector<TrajectoryPoint> trajectory;  // every new best, then the last run
+  std::uint64_t invalid = 0;  // runs whose candidate was no valid scenario (CandidateInvalid)
+  bool stopped = false;       // settings.stop ended it before the run budget
+  std::vector<TrajectoryPoint> trajectory;             // every new best, then the last run
   std::vector<std::pair<std::string, double>> starts;  // each starting point's value
 };
 

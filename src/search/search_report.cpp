@@ -1,6 +1,7 @@
 #include "search/search_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/expect.h"
 
@@ -38,6 +39,16 @@ ordered_json shrunk_json(const SearchFindings& f) {
 
 }  // namespace
 
+std::vector<std::string> found_settings(const SearchProblem& problem, const Candidate& candidate) {
+  std::vector<std::string> out;
+  if (problem.space.instance_range)
+    out.push_back(fmt::format("instances.count={}", candidate.instances));
+  for (std::size_t i = 0; i < problem.space.fields.size(); ++i)
+    out.push_back(problem.space.fields[i].range.path + "=" +
+                  dimension_value_text(problem.space.fields[i], candidate.params[i]));
+  return out;
+}
+
 ordered_json search_json(const SearchFindings& f) {
   const SearchProblem& p = *f.problem;
   const SearchOutcome& o = *f.search;
@@ -58,13 +69,18 @@ ordered_json search_json(const SearchFindings& f) {
             {"budget_per_s", p.space.budget_per_s},
             {"duration_us", p.space.duration_us},
             {"instances", p.space.instances},
-            {"faults", p.space.faults.size()}}},
+            {"faults", p.space.faults.size()},
+            {"dimensions", p.space.declared},
+            {"pinned", p.space.pinned}}},
           {"runs", o.runs},
+          {"invalid_runs", o.invalid},
           {"restarts", o.restarts},
           {"stopped_early", o.stopped},
           {"found", o.best_value},
           {"found_from", o.best_origin},
+          {"found_at", found_settings(p, o.best)},
           {"bound", bound_json(f)},
+          {"no_bound", f.bound ? ordered_json(nullptr) : ordered_json(no_bound_reason(p))},
           {"shrunk", shrunk_json(f)},
           {"starting_points", starts},
           {"trajectory", trajectory}};
@@ -99,9 +115,13 @@ std::string search_summary(const SearchFindings& f) {
   std::string out = fmt::format("{} {}: {} {} after {} runs (from {}){}\n", p.strategy.label,
                                 p.metric, p.maximize ? "max" : "min", format_number(o.best_value),
                                 o.runs, o.best_origin, o.stopped ? ", stopped early" : "");
+  if (const auto at = found_settings(p, o.best); !at.empty())
+    out += fmt::format("at {}\n", fmt::join(at, ", "));
   if (f.bound)
     out += fmt::format("bound: {} ({}); found/bound {:.3f}\n", format_number(f.bound->value),
                        f.bound->formula, o.best_value / f.bound->value);
+  else
+    out += fmt::format("bound: no stated bound ({})\n", no_bound_reason(p));
   if (above_bound(f))
     out += fmt::format(
         "ABOVE THE BOUND: {} > {}: the bound or the model is wrong; the shrunk scenario "

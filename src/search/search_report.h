@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "report/svg_chart.h"
 #include "search/bounds.h"
@@ -21,6 +22,9 @@ struct SearchFindings {
   std::optional<AnalyticBound> bound;           // for the instances of the scenario searched
   std::string scenario_file = "scenario.json";  // the written shrunk scenario, relative
 };
+
+// The declared dimensions' values at `candidate`, as --set takes them ("instances.count=20").
+std::vector<std::string> found_settings(const SearchProblem& problem, const Candidate& candidate);
 
 // Whether the found value is above its bound (a bug in the bound or in the model).
 bool above_bound(const SearchFindings& findings);

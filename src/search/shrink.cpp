@@ -147,7 +147,8 @@ void Shrinker::shorten() {
   for (std::size_t f = 0; f < c.fault_kept.size(); ++f)
     named_instances |= c.fault_kept[f] && !problem_.scenario.faults[f].all_instances;
   const Candidate fewer = compacted_instances(out_.candidate);
-  if (!named_instances && fewer.instances < out_.candidate.instances)
+  // Unpinned requests (the balancer routes them) use no instance in particular: nothing to cut.
+  if (problem_.space.pinned && !named_instances && fewer.instances < out_.candidate.instances)
     adopt_first({fewer}, fmt::format("cut to {} instance(s)", fewer.instances));
 }
 

@@ -4,11 +4,14 @@
 // taken from the scenario. A Candidate is one point of that space; it becomes an ordinary scenario
 // (search/candidate.h) whose traffic is an explicit request list.
 #include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/time.h"
 #include "scenario/model.h"
+#include "search/dimension.h"
 
 namespace rlsim {
 
@@ -26,6 +29,7 @@ struct Candidate {
   std::vector<bool> fault_kept;     // per scenario fault; the shrinker drops faults
   DurationUs duration_us = 0;       // the run's duration (the shrinker shortens it)
   std::uint32_t instances = 1;      // instances.count (the shrinker compacts the pins)
+  std::vector<double> params;       // per SearchSpace::fields, its value (a choice's index)
   friend bool operator==(const Candidate&, const Candidate&) = default;
 };
 
@@ -52,6 +56,15 @@ struct SearchSpace {
   // --paced: requests at least this far apart (one over the budget per second), so that the
   // budget is a steady rate the adversary places, not a burst; 0: bursts allowed.
   DurationUs min_gap_us = 0;
+  // Declared dimensions (search/dimension.h): the fields a candidate sets (Candidate::params),
+  // the range of instances.count when it is searched, and every dimension as given.
+  std::vector<SearchDimension> fields;
+  std::optional<GoalRange> instance_range;
+  std::vector<std::string> declared;
+  std::vector<double> base_params;  // each field's start: the scenario's value, else LO
+  // Whether each request is pinned to its instance (the replay's `instance` column); false when
+  // the balancer routes them (a `load_balancer` dimension, an instance schedule, autoscaling).
+  bool pinned = true;
 };
 
 // Enforces space.min_gap_us on a normalized candidate: each request moved later to at least the
@@ -65,9 +78,18 @@ inline constexpr std::size_t kMaxSearchRequests = 5000;
 // start) as the budget per second over its duration (at least 1 request, at most
 // kMaxSearchRequests), its instance count at time 0, each fault's start anywhere that keeps the
 // fault inside the run. Throws ScenarioError when the scenario cannot be searched (a replay group,
-// an instance schedule, no limit).
+// regions, no limit).
 // `paced`: min_gap_us is one over the budget per second.
 SearchSpace default_space(const Scenario& scenario, bool paced = false);
+
+// Adds `dimensions` to the space of `scenario` (whose JSON is `document`): checks that every
+// value at their ends (or every choice) makes a valid scenario, narrows fault start ranges, sets
+// the instance range and each field's start. Throws ScenarioError naming the dimension's source.
+void declare_dimensions(const nlohmann::ordered_json& document, const Scenario& scenario,
+                        const std::vector<SearchDimension>& dimensions, SearchSpace& space);
+
+// Sets the candidate's instance count, moving each request pinned above it to instance % count.
+void set_instances(Candidate& candidate, std::uint32_t count);
 
 // The scenario's own start of each fault, every fault kept, the scenario's duration and instance
 // count, and no arrivals yet.
