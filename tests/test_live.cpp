@@ -123,7 +123,7 @@ TEST_CASE("the live dashboard shows time, the window, a fixed bar and the key pe
   screen_at(scenario, 900'000, screen, progress_runs);
   const std::string line = live_progress_line(
       scenario, {progress_runs[0].session.get(), progress_runs[1].session.get()});
-  CHECK_THAT(line, Contains("virtual 0.9s of 3.0s: in_memory admitted"));
+  CHECK_THAT(line, Contains("virtual 0.9s of 3.0s:\n  in_memory admitted"));
 }
 
 TEST_CASE("the live view shows redis-outage's outage: banner, errors, fallbacks, latency") {
@@ -188,7 +188,7 @@ TEST_CASE("rlsim run --live writes the same report files, with plain lines off a
             .empty());  // no progress line when stderr is not a terminal
   REQUIRE(rlsim("run s.json --live --speed 20 --out live") == 0);
   const std::string out = testing::read_text_file(dir / ".out");
-  CHECK_THAT(out, Contains("virtual 3.0s of 3.0s: in_memory admitted"));
+  CHECK_THAT(out, Contains("virtual 3.0s of 3.0s:\n  in_memory admitted"));
   CHECK_THAT(out, Contains("rlsim: livey"));  // then the normal table
   CHECK(out.find("\033[") == std::string::npos);
   for (const auto& entry : fs::directory_iterator(dir / "plain")) {

@@ -83,11 +83,11 @@ std::string live_progress_line(const Scenario& scenario,
   for (const auto* session : sessions) {
     const auto& series = session->totals().series;
     const std::int64_t most = series.empty() ? 0 : series.back().max_per_key;
-    out += fmt::format(" {} admitted {} (last window: {} for one {}, limit {});", session->label(),
-                       session->totals().allowed, most, to_string(first.key), first.limit);
+    out +=
+        fmt::format("\n  {} admitted {} (last window: {} for one {}, limit {})", session->label(),
+                    session->totals().allowed, most, to_string(first.key), first.limit);
   }
-  out.back() = '\n';
-  return out;
+  return out + "\n";
 }
 
 namespace {

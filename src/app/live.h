@@ -35,7 +35,8 @@ std::vector<StrategyResult> run_with_progress(const Scenario& scenario,
                                               const std::vector<ResolvedStrategy>& strategies,
                                               std::uint64_t seed);
 
-// One plain line for the same state (no terminal, or NO_COLOR).
+// Plain lines for the same state (no terminal, or NO_COLOR): the virtual time, then one line per
+// strategy, so that each fits 120 columns.
 std::string live_progress_line(const Scenario& scenario,
                                const std::vector<const StrategySession*>& sessions);
 
