@@ -17,7 +17,7 @@ std::string live_clock_text(TimeUs us) {
   const std::int64_t hours = tenths / 36'000;
   const std::int64_t minutes = tenths / 600 % 60;
   const std::int64_t second_tenths = tenths % 600;
-  const std::string seconds = fmt::format("{}.{}s", second_tenths / 10, second_tenths % 10);
+  std::string seconds = fmt::format("{}.{}s", second_tenths / 10, second_tenths % 10);
   if (hours > 0) return fmt::format("{}h{}m{}", hours, minutes, seconds);
   if (minutes > 0) return fmt::format("{}m{}", minutes, seconds);
   return seconds;
@@ -349,7 +349,7 @@ namespace {
 std::string live_instances(const Limit& limit, const LiveWindowWatch& watch,
                            const LiveFigures& figures, int columns) {
   if (figures.by_instance == nullptr) return "";
-  const std::string head =
+  std::string head =
       limit.key == LimitKey::kGlobal
           ? "    by instance:"
           : fmt::format("    {} {} by instance:", to_string(limit.key), watch.window().top_key);
