@@ -11,14 +11,15 @@
 #            validation (tests/real-products.sh) with wrk and hey as load generators,
 #            clang-format for the format check, clang (libFuzzer) and clang-tidy; for tests/package.sh
 #            dpkg-dev and file (cpack's dpkg-shlibdeps), man-db, groff-base and bsdextrautils (the
-#            manual page), bash-completion.
+#            manual page), bash-completion; tmux for the live view's pseudo-terminal test
+#            (tests/live-terminal.sh).
 set -euo pipefail
 packages=(cmake make g++ pkg-config libcli11-dev libfmt-dev libasio-dev libhiredis-dev nlohmann-json3-dev
   liblua5.1-0-dev lua-cjson-dev lua-bitop-dev libyaml-cpp-dev)
 if [ "${1:-}" != "--build" ]; then
   packages+=(catch2 python3 jq redis-server redis-tools parallel prometheus
     chromium libxml2-utils nginx-light haproxy wrk hey clang-format clang clang-tidy libclang-rt-14-dev
-    dpkg-dev file man-db groff-base bsdextrautils bash-completion)
+    dpkg-dev file man-db groff-base bsdextrautils bash-completion tmux)
 fi
 missing=()
 for p in "${packages[@]}"; do

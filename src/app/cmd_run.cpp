@@ -51,6 +51,7 @@ struct RunOptions {
   unsigned jobs = 0;          // --jobs: worker threads for --seeds (0: one per core)
   bool live = false;          // --live: paced to wall time, with a dashboard (app/live.h)
   double speed = 1.0;         // --speed: virtual seconds per wall-clock second
+  std::string pause_at;       // --pause-at: a duration (checked by its validator)
   std::string redis_url;      // --redis: a real Redis instead of the embedded one
   bool real_redis = false;    // --real-redis: the scenario's redis.url or cluster_url may be used
   std::string redis_cluster;  // --redis-cluster: a real Redis Cluster
@@ -124,6 +125,7 @@ std::optional<int> run_all(const RunOptions& options, const Scenario& scenario,
     LiveOptions live;
     live.speed = options.speed;
     live.dashboard = live.color = live.keys = use_color();  // a terminal, and no NO_COLOR
+    if (!options.pause_at.empty()) live.pause_at_us = *parse_duration(options.pause_at);
     result.strategies = run_live(scenario, strategies, result.seed, live);
   } else if (!seed_report && !options.check_determinism && trace == nullptr &&
              ::isatty(STDERR_FILENO)) {
@@ -357,6 +359,17 @@ CommandRun add_run_options(CLI::App& cli) {
   cli.add_option("--speed", options->speed,
                  "With --live: virtual seconds per wall-clock second (default 1)")
       ->check(CLI::Range(1e-3, kMaxLiveSpeed))
+      ->needs(live);
+  cli.add_option("--pause-at", options->pause_at,
+                 "With --live: run at once to this virtual time (e.g. 3m10s), then pause")
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            const auto at_us = parse_duration(text);
+            return at_us && *at_us >= 0 ? std::string()
+                                        : fmt::format("expected a duration such as {}, got \"{}\"",
+                                                      kDurationSpellings, text);
+          },
+          "DURATION"))
       ->needs(live);
   live->excludes("--seeds")->excludes("--check-determinism")->excludes("--json");
   add_metrics_options(cli, *options);

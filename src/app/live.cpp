@@ -1,6 +1,7 @@
 #include "app/live.h"
 
 #include <fmt/format.h>
+#include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -16,48 +17,11 @@
 #include <optional>
 
 #include "app/interrupt.h"
+#include "app/live_view.h"
 #include "oracle/oracle.h"
 
 namespace rlsim {
 namespace {
-
-// "2m13.4s", "45.0s", "1h2m3.0s".
-std::string clock_text(TimeUs us) {
-  const double total_s = static_cast<double>(us) / kUsPerS;
-  const auto hours = static_cast<std::int64_t>(total_s / 3600);
-  const auto minutes = static_cast<std::int64_t>(total_s / 60) % 60;
-  const double seconds = total_s - static_cast<double>(hours * 3600 + minutes * 60);
-  if (hours > 0) return fmt::format("{}h{}m{:.1f}s", hours, minutes, seconds);
-  if (minutes > 0) return fmt::format("{}m{:.1f}s", minutes, seconds);
-  return fmt::format("{:.1f}s", seconds);
-}
-
-// The series point of the first limit's window that holds virtual time `now_us`, or nullptr when
-// no decision fell in it yet.
-const SeriesPoint* current_window(const StrategySession& session, DurationUs window_us) {
-  const auto& series = session.totals().series;
-  if (series.empty()) return nullptr;
-  const SeriesPoint& last = series.back();
-  return last.start_us <= session.now_us() && session.now_us() < last.start_us + window_us
-             ? &last
-             : nullptr;
-}
-
-std::string bar(std::int64_t value, std::int64_t limit, double scale, bool color) {
-  constexpr int kWidth = 40;
-  const auto cells = [&](double v) {
-    return std::clamp(static_cast<int>(std::lround(v / scale * kWidth)), 0, kWidth);
-  };
-  const int filled = cells(static_cast<double>(value));
-  const int mark = std::min(kWidth - 1, cells(static_cast<double>(limit)));
-  std::string out = "[";
-  for (int i = 0; i < kWidth; ++i) {
-    std::string c = i < filled ? "\u2588" : (i == mark ? "|" : "\u00b7");
-    if (i < filled && i >= mark && color) c = std::string("\033[31m").append(c).append("\033[0m");
-    out += c;
-  }
-  return out + "]";
-}
 
 // Restores the terminal if the run ends abruptly while keys are read one by one: SIGTERM, or a
 // second Ctrl-C (the first one is the InterruptWatch's: the run stops and the destructor restores).
@@ -108,96 +72,114 @@ class TerminalKeys {
   bool active_ = false;
 };
 
-std::vector<const StrategySession*> views(
-    const std::vector<std::unique_ptr<StrategySession>>& sessions) {
-  std::vector<const StrategySession*> out;
-  out.reserve(sessions.size());
-  for (const auto& s : sessions) out.push_back(s.get());
-  return out;
-}
-
 }  // namespace
-
-std::string live_dashboard(const Scenario& scenario,
-                           const std::vector<const StrategySession*>& sessions, double speed,
-                           bool paused, bool color) {
-  const Limit& first = scenario.limits.front();
-  const TimeUs now_us = sessions.empty() ? 0 : sessions.front()->now_us();
-  const auto bold = [color](const std::string& text) {
-    return color ? "\033[1m" + text + "\033[0m" : text;
-  };
-  std::string out = fmt::format(
-      "{}   virtual {} of {} ({:.0f}%)   speed {:g}x   {}\n", bold("rlsim live: " + scenario.name),
-      clock_text(now_us), clock_text(scenario.duration_us),
-      100.0 * static_cast<double>(now_us) / static_cast<double>(scenario.duration_us), speed,
-      paused ? "PAUSED" : (now_us >= scenario.duration_us ? "done" : "running"));
-  out += "keys: p pause/resume, s step one window, + faster, - slower, q skip to the end\n\n";
-  const std::int64_t window_index = aligned_window(kEpochUnixUs + now_us, first.window_us) -
-                                    aligned_window(kEpochUnixUs, first.window_us);
-  out += fmt::format("current {} window #{} of limit {}: {} per {} per {}\n",
-                     format_duration(first.window_us), window_index + 1, first.name, first.limit,
-                     format_duration(first.window_us), to_string(first.key));
-  double scale = static_cast<double>(first.limit) * 1.25;
-  for (const auto* session : sessions)
-    if (const SeriesPoint* point = current_window(*session, first.window_us))
-      scale = std::max(scale, static_cast<double>(point->max_per_key));
-  for (const auto* session : sessions) {
-    const OracleTotals& totals = session->totals();
-    const SeriesPoint* point = current_window(*session, first.window_us);
-    const std::int64_t most = point == nullptr ? 0 : point->max_per_key;
-    out += fmt::format("\n{}  {} instances, {} admitted of {} so far\n", bold(session->label()),
-                       session->active_instances(), totals.allowed, totals.offered);
-    out += fmt::format("  most for one {:<8} {} {:>6} / {} ({:.2f}x)\n", to_string(first.key),
-                       bar(most, first.limit, scale, color), most, first.limit,
-                       static_cast<double>(most) / static_cast<double>(first.limit));
-    std::string per_instance = "  admitted this window by instance:";
-    if (point != nullptr) {
-      for (std::size_t id = 0; id < point->admitted_by_instance.size(); ++id)
-        if (point->admitted_by_instance[id] > 0)
-          per_instance += fmt::format(" #{}:{}", id, point->admitted_by_instance[id]);
-    }
-    out += per_instance + "\n";
-  }
-  return out;
-}
 
 std::string live_progress_line(const Scenario& scenario,
                                const std::vector<const StrategySession*>& sessions) {
   const Limit& first = scenario.limits.front();
   const TimeUs now_us = sessions.empty() ? 0 : sessions.front()->now_us();
-  std::string out =
-      fmt::format("virtual {} of {}:", clock_text(now_us), clock_text(scenario.duration_us));
+  std::string out = fmt::format("virtual {} of {}:", live_clock_text(now_us),
+                                live_clock_text(scenario.duration_us));
   for (const auto* session : sessions) {
     const auto& series = session->totals().series;
     const std::int64_t most = series.empty() ? 0 : series.back().max_per_key;
-    out += fmt::format(" {} admitted {} (last window: {} for one {}, limit {});", session->label(),
-                       session->totals().allowed, most, to_string(first.key), first.limit);
+    out +=
+        fmt::format("\n  {} admitted {} (last window: {} for one {}, limit {})", session->label(),
+                    session->totals().allowed, most, to_string(first.key), first.limit);
   }
-  out.back() = '\n';
+  return out + "\n";
+}
+
+namespace {
+
+// One strategy of the live view: its run and what the screen counts in its current window (the
+// watch outlives the session it observes: members go in reverse order).
+struct LiveStrategyRun {
+  std::unique_ptr<LiveWindowWatch> watch;
+  std::unique_ptr<StrategySession> session;
+};
+
+// What the keys changed: the pacing, and the virtual time to reach at the next frame.
+struct LiveControl {
+  double speed = 1;
+  bool paused = false;
+  bool hidden = false;
+  TimeUs target_us = 0;
+
+  // `s`: the end of the first limit's window that holds the next microsecond (the last
+  // microsecond of the window, so that the screen shows that window complete), then paused.
+  void step_to_window_end(const Scenario& scenario) {
+    const DurationUs window_us = scenario.limits.front().window_us;
+    const std::int64_t index = aligned_window(kEpochUnixUs + target_us + 1, window_us);
+    target_us = (index + 1) * window_us - kEpochUnixUs - 1;
+    paused = true;
+  }
+  void apply(char key, const Scenario& scenario) {
+    if (key == 'p') paused = !paused;
+    if (key == 's') step_to_window_end(scenario);
+    if (key == 'h') hidden = !hidden;
+    if (key == '+') speed = std::min(speed * 2, kMaxLiveSpeed);
+    if (key == '-') speed = std::max(speed / 2, 1e-3);
+    if (key == 'q') target_us = scenario.duration_us;
+  }
+};
+
+// The terminal's size when stdout is one (else 120 x 35, a projector's).
+void live_terminal_size(LiveScreen& screen) {
+  winsize size{};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) != 0 || size.ws_col == 0 || size.ws_row == 0)
+    return;
+  screen.columns = size.ws_col;
+  screen.rows = size.ws_row;
+}
+
+void live_draw(const Scenario& scenario, const std::vector<LiveStrategyRun>& runs,
+               const LiveControl& control, const LiveOptions& options) {
+  LiveScreen screen;
+  live_terminal_size(screen);
+  screen.speed = control.speed;
+  screen.paused = control.paused;
+  screen.hidden = control.hidden;
+  screen.color = options.color;
+  std::vector<const LiveWindowWatch*> watches;
+  watches.reserve(runs.size());
+  for (const auto& run : runs) watches.push_back(run.watch.get());
+  std::cout << "\033[H\033[J" << live_dashboard(scenario, watches, screen) << std::flush;
+}
+
+std::vector<const StrategySession*> live_sessions(const std::vector<LiveStrategyRun>& runs) {
+  std::vector<const StrategySession*> out;
+  out.reserve(runs.size());
+  for (const auto& run : runs) out.push_back(run.session.get());
   return out;
 }
+
+}  // namespace
 
 std::vector<StrategyResult> run_live(const Scenario& scenario,
                                      const std::vector<ResolvedStrategy>& strategies,
                                      std::uint64_t seed, const LiveOptions& options) {
-  std::vector<std::unique_ptr<StrategySession>> sessions;
-  sessions.reserve(strategies.size());
-  for (const auto& strategy : strategies)
-    sessions.push_back(std::make_unique<StrategySession>(scenario, strategy, seed));
+  std::vector<LiveStrategyRun> runs(strategies.size());
+  std::vector<StrategySession*> all;
+  for (std::size_t i = 0; i < strategies.size(); ++i) {
+    runs[i].session = std::make_unique<StrategySession>(scenario, strategies[i], seed);
+    runs[i].watch = std::make_unique<LiveWindowWatch>(scenario, *runs[i].session);
+    runs[i].session->add_observer(*runs[i].watch);
+    all.push_back(runs[i].session.get());
+  }
   const DurationUs window_us = scenario.limits.front().window_us;
   const TerminalKeys keys(options.keys && options.dashboard);
-
   using Clock = std::chrono::steady_clock;
   constexpr auto kFrame = std::chrono::milliseconds(100);
   asio::io_context io;
   asio::steady_timer timer(io);
-  double speed = options.speed;
-  bool paused = false;
-  TimeUs target_us = 0;
+  LiveControl control;
+  control.speed = options.speed;
+  if (options.pause_at_us >= 0) {
+    control.target_us = options.pause_at_us;
+    control.paused = keys.active();  // without keys nothing could resume it: it runs on
+  }
   bool stopped = false;  // by Ctrl-C (app/interrupt.h): every strategy is cut at the same time
-  std::vector<StrategySession*> all;
-  all.reserve(sessions.size());
-  for (auto& session : sessions) all.push_back(session.get());
   std::int64_t printed_window = -1;
   Clock::time_point last = Clock::now();
 
@@ -206,27 +188,20 @@ std::vector<StrategyResult> run_live(const Scenario& scenario,
     const Clock::time_point now = Clock::now();
     const double wall_us = std::chrono::duration<double, std::micro>(now - last).count();
     last = now;
-    for (const char key : keys.read()) {
-      if (key == 'p') paused = !paused;
-      if (key == 's') target_us += window_us;  // one window of the first limit
-      if (key == '+') speed = std::min(speed * 2, kMaxLiveSpeed);
-      if (key == '-') speed = std::max(speed / 2, 1e-3);
-      if (key == 'q') target_us = scenario.duration_us;
-    }
-    if (!paused) target_us += static_cast<TimeUs>(std::min(wall_us * speed, 1e15));
-    target_us = std::min(target_us, scenario.duration_us);
-    stopped = !advance_all_interruptible(all, target_us);
-    const bool done = stopped || target_us >= scenario.duration_us;
+    for (const char key : keys.read()) control.apply(key, scenario);
+    if (!control.paused)
+      control.target_us += static_cast<TimeUs>(std::min(wall_us * control.speed, 1e15));
+    control.target_us = std::min(control.target_us, scenario.duration_us);
+    stopped = !advance_all_interruptible(all, control.target_us);
+    const bool done = stopped || control.target_us >= scenario.duration_us;
     if (options.dashboard) {
-      std::cout << "\033[H\033[J"
-                << live_dashboard(scenario, views(sessions), speed, paused, options.color)
-                << std::flush;
+      live_draw(scenario, runs, control, options);
     } else {
       // Plain lines: one per window of the first limit, and one at the end.
-      const std::int64_t window = target_us / window_us;
+      const std::int64_t window = control.target_us / window_us;
       if (window != printed_window || done) {
         printed_window = window;
-        std::cout << live_progress_line(scenario, views(sessions)) << std::flush;
+        std::cout << live_progress_line(scenario, live_sessions(runs)) << std::flush;
       }
     }
     if (done) return;
@@ -239,8 +214,8 @@ std::vector<StrategyResult> run_live(const Scenario& scenario,
   if (options.dashboard) std::cout << "\n";
 
   std::vector<StrategyResult> results;
-  results.reserve(sessions.size());
-  for (auto& session : sessions) results.push_back(stopped ? session->stop() : session->finish());
+  results.reserve(runs.size());
+  for (auto& run : runs) results.push_back(stopped ? run.session->stop() : run.session->finish());
   return results;
 }
 
@@ -266,7 +241,7 @@ std::vector<StrategyResult> run_with_progress(const Scenario& scenario,
       stopped = !advance_interruptible(session, scenario.duration_us * step / kSteps);
       const std::string line = fmt::format(
           "[{}/{}] {}: virtual {} of {} ({}%)", i + 1, strategies.size(), strategies[i].label,
-          clock_text(session.now_us()), clock_text(scenario.duration_us), step);
+          live_clock_text(session.now_us()), live_clock_text(scenario.duration_us), step);
       width = std::max(width, line.size());
       std::cerr << "\r" << line << std::string(width - line.size(), ' ') << std::flush;
     }

@@ -15,7 +15,10 @@ struct LiveOptions {
   double speed = 1.0;     // virtual seconds per wall-clock second
   bool dashboard = true;  // redraw a terminal dashboard; false: plain progress lines on stdout
   bool color = true;
-  bool keys = true;  // read p (pause), s (step), + / - (speed), q (skip to the end) from stdin
+  // Read p (pause), s (to the end of the window), h (hide/reveal the figures), + / - (speed), q
+  // (skip to the end) from stdin.
+  bool keys = true;
+  TimeUs pause_at_us = -1;  // --pause-at: run to this virtual time at once, then pause (-1: no)
 };
 
 constexpr double kMaxLiveSpeed = 1e9;
@@ -32,14 +35,8 @@ std::vector<StrategyResult> run_with_progress(const Scenario& scenario,
                                               const std::vector<ResolvedStrategy>& strategies,
                                               std::uint64_t seed);
 
-// The dashboard text for the sessions' current state (pure; tested): elapsed virtual time, and per
-// strategy the current window's per-instance admissions and a bar of the most admitted for one
-// key in it against the limit.
-std::string live_dashboard(const Scenario& scenario,
-                           const std::vector<const StrategySession*>& sessions, double speed,
-                           bool paused, bool color);
-
-// One plain line for the same state (no terminal, or NO_COLOR).
+// Plain lines for the same state (no terminal, or NO_COLOR): the virtual time, then one line per
+// strategy, so that each fits 120 columns.
 std::string live_progress_line(const Scenario& scenario,
                                const std::vector<const StrategySession*>& sessions);
 

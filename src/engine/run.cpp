@@ -201,6 +201,24 @@ class StrategyRun final : public RequestSink, public EventTarget {
   const Oracle& oracle() const { return oracle_; }
   int active_instances() const { return pool_.active_count(); }
   const std::string& label() const { return result_.label; }
+  // As Deployment::totals counts them: the front (or the cluster's nodes) and the other regions'.
+  StrategySession::RedisCalls redis_calls() const {
+    StrategySession::RedisCalls out;
+    const auto add = [&out](const RedisStats& stats) {
+      out.calls += stats.round_trips + stats.refused + stats.lost;
+      out.timeouts += stats.timeouts;
+    };
+    const RedisCluster* cluster = deployment_.cluster();
+    add(cluster != nullptr ? cluster->total_stats() : deployment_.front().stats());
+    for (const RedisServer* server : deployment_.region_servers())
+      if (server != &deployment_.front()) add(server->stats());
+    return out;
+  }
+  void write_live_state(nlohmann::ordered_json& out) const { strategy_->write_live_state(out); }
+  const HpaDecision* last_autoscale() const {
+    if (!autoscaler_ || autoscaler_->decisions().empty()) return nullptr;
+    return &autoscaler_->decisions().back();
+  }
 
   StrategyResult run() {
     sim_.run_until(scenario_.duration_us);
@@ -439,6 +457,11 @@ const OracleTotals& StrategySession::totals() const { return run_->live_totals()
 const Oracle& StrategySession::oracle() const { return run_->oracle(); }
 int StrategySession::active_instances() const { return run_->active_instances(); }
 const std::string& StrategySession::label() const { return run_->label(); }
+StrategySession::RedisCalls StrategySession::redis_calls() const { return run_->redis_calls(); }
+void StrategySession::write_live_state(nlohmann::ordered_json& out) const {
+  run_->write_live_state(out);
+}
+const HpaDecision* StrategySession::last_autoscale() const { return run_->last_autoscale(); }
 void StrategySession::set_trace(std::vector<DecisionRecord>* trace) { run_->set_trace(trace); }
 void StrategySession::add_observer(DecisionObserver& observer) { run_->add_observer(observer); }
 StrategyResult StrategySession::finish() { return run_->run(); }

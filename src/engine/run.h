@@ -13,6 +13,7 @@
 #include "report/report.h"
 #include "scenario/load.h"
 #include "strategy/registry.h"
+#include "world/hpa.h"
 
 namespace rlsim {
 
@@ -70,6 +71,16 @@ class StrategySession {
   const Oracle& oracle() const;
   int active_instances() const;
   const std::string& label() const;
+  // For the live view: every Redis node's calls so far, the strategy's lesson counters
+  // (Strategy::write_live_state), and the autoscaler's latest decision (null without
+  // instances.autoscale or before its first sync).
+  struct RedisCalls {
+    std::uint64_t calls = 0;  // answered, refused, or dropped on the way (a node down)
+    std::uint64_t timeouts = 0;
+  };
+  RedisCalls redis_calls() const;
+  void write_live_state(nlohmann::ordered_json& out) const;
+  const HpaDecision* last_autoscale() const;
   // Records every decision into `trace` (owned by the caller) from now on; nullptr stops it.
   void set_trace(std::vector<DecisionRecord>* trace);
   // Adds a measurement (it outlives the session): told of every request from now on, after the

@@ -63,6 +63,9 @@ class BatchBudget : public Strategy {
   void on_instance_stop(const Instance& instance) override;
   // claims, claims_empty, tokens_claimed, tokens_used, tokens_wasted, tokens_carried_over.
   void write_metrics(nlohmann::ordered_json& out) const override;
+  // tokens_held (claimed, not yet spent, over every instance), tokens_wasted (dropped at a window
+  // change so far), claims.
+  void write_live_state(nlohmann::ordered_json& out) const override;
 
  protected:
   struct Claim {
@@ -103,6 +106,8 @@ class BatchBudget : public Strategy {
   }
   // Moves `budget` to `window`: drops (wastes) old tokens when reset_on_window, else carries them.
   void roll_window(KeyBudget& budget, std::int64_t window);
+  // Tokens claimed and not yet spent, over every instance, limit and key.
+  std::int64_t tokens_held() const;
   // Gives back tokens taken for a request that a later limit denied.
   void refund(const Instance& instance, const Taken* taken, std::size_t count);
 

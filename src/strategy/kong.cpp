@@ -152,6 +152,17 @@ class Kong final : public Strategy, public EventTarget {
     out["deltas_lost"] = deltas_lost_;
   }
 
+  // With sync_rate: the admissions the nodes counted in their caches and have not sent to Redis
+  // yet (the sync lag the other nodes cannot see), and the syncs so far.
+  void write_live_state(nlohmann::ordered_json& out) const override {
+    if (params_.policy != KongPolicy::kRedis || !params_.sync_rate_us) return;
+    std::int64_t unsynced = 0;
+    for (const Node& node : nodes_)
+      for (const auto& entry : node.cache) unsynced += entry.second.delta;
+    out["admissions_not_synced"] = unsynced;
+    out["syncs"] = syncs_;
+  }
+
  private:
   struct CacheEntry {
     std::int64_t usage = 0;  // the count Redis returned, before this node's delta

@@ -221,6 +221,15 @@ class LimitadorCached final : public Strategy, public EventTarget {
     out["script_reloads"] = script_reloads_;
   }
 
+  // The counters each process holds in its batcher, not yet flushed to Redis (the sync lag the
+  // other processes cannot see), and the flushes so far.
+  void write_live_state(nlohmann::ordered_json& out) const override {
+    std::int64_t waiting = 0;
+    for (const Node& node : nodes_) waiting += static_cast<std::int64_t>(node.batcher.size());
+    out["counters_not_flushed"] = waiting;
+    out["flushes"] = flushes_;
+  }
+
  private:
   // The counter key around the request's value: key_for_counter's legacy text encoding,
   // namespace:{ns},counter:<Counter as JSON>, with the limit's JSON (namespace, seconds,

@@ -235,6 +235,20 @@ void ResilientStrategy::write_metrics(nlohmann::ordered_json& out) const {
   inner_->write_metrics(out);
 }
 
+void ResilientStrategy::write_live_state(nlohmann::ordered_json& out) const {
+  inner_->write_live_state(out);
+  out["fallback_decisions"] = fallback_decisions_;
+  if (!spec_.breaker.enabled) return;
+  std::int64_t open = 0, half_open = 0;
+  for (const PerInstance& state : instances_) {
+    if (!state.breaker) continue;
+    open += state.breaker->state() == CircuitBreaker::State::kOpen ? 1 : 0;
+    half_open += state.breaker->state() == CircuitBreaker::State::kHalfOpen ? 1 : 0;
+  }
+  out["breakers_open"] = open;
+  out["breakers_half_open"] = half_open;
+}
+
 ResilienceResult ResilientStrategy::report(TimeUs end_us) const {
   const auto seconds = [](DurationUs us) { return static_cast<double>(us) / kUsPerS; };
   ResilienceResult out;

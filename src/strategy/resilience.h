@@ -96,6 +96,9 @@ class ResilientStrategy final : public Strategy {
   void on_instance_start(const Instance& instance) override;
   void on_instance_stop(const Instance& instance) override;
   void write_metrics(nlohmann::ordered_json& out) const override;
+  // The wrapped strategy's, then fallback_decisions and, with a breaker, breakers_open and
+  // breakers_half_open (instances whose breaker is in that state now).
+  void write_live_state(nlohmann::ordered_json& out) const override;
   const ResilientStrategy* resilience() const override { return this; }
 
   const ResilienceSpec& spec() const { return spec_; }

@@ -48,6 +48,10 @@ class Strategy : public InstanceObserver {
   // Called once after the run's last decision: strategy-specific counters (e.g. tokens claimed and
   // wasted) added to the report under "strategy_metrics". Values must be deterministic.
   virtual void write_metrics(nlohmann::ordered_json& out) const { (void)out; }
+  // The lesson's counters at this moment of the run, for the live view (`rlsim run --live`), as
+  // short names with integer values (tokens held, breakers open); none by default. Never part of
+  // a report, so a strategy may show what its report folds in at the end.
+  virtual void write_live_state(nlohmann::ordered_json& out) const { (void)out; }
   // The resilience decorator (strategy/resilience.h) when this strategy is one, else null: the
   // run's fault windows count its fallback decisions and report its policy.
   virtual const ResilientStrategy* resilience() const { return nullptr; }

@@ -162,15 +162,26 @@ Task<Decision> BatchBudget::decide(Request request, const Instance& instance) {
   co_return decision;
 }
 
-void BatchBudget::write_metrics(nlohmann::ordered_json& out) const {
-  // Tokens still held when the run ends were never used: they count as wasted, so that
-  // tokens_claimed = tokens_used + tokens_wasted.
+std::int64_t BatchBudget::tokens_held() const {
   std::int64_t held = 0;
   for (const auto& per_limit : budgets_) {
     for (const PerKey& per_key : per_limit) {
       for (const auto& entry : per_key) held += entry.second.tokens;
     }
   }
+  return held;
+}
+
+void BatchBudget::write_live_state(nlohmann::ordered_json& out) const {
+  out["tokens_held"] = tokens_held();
+  out["tokens_wasted"] = tokens_wasted_;
+  out["claims"] = claims_;
+}
+
+void BatchBudget::write_metrics(nlohmann::ordered_json& out) const {
+  // Tokens still held when the run ends were never used: they count as wasted, so that
+  // tokens_claimed = tokens_used + tokens_wasted.
+  const std::int64_t held = tokens_held();
   out["batch"] = params_.batch;
   out["claims"] = claims_;
   out["claims_empty"] = claims_empty_;
