@@ -88,9 +88,11 @@ void add_bucket_balance(const RedisCluster& cluster, ClusterResult& out) {
       any = true;
       bucket_total += stats.ops_per_bucket()[b];
       bucket_max = std::max(bucket_max, stats.ops_per_bucket()[b]);
-      peak_utilization =
-          std::max(peak_utilization, static_cast<double>(stats.busy_per_bucket()[b]) /
-                                         static_cast<double>(stats.bucket_us()));
+      // A node with no service time records no busy spans: its list is shorter, or empty.
+      const DurationUs busy_us =
+          b < stats.busy_per_bucket().size() ? stats.busy_per_bucket()[b] : 0;
+      peak_utilization = std::max(
+          peak_utilization, static_cast<double>(busy_us) / static_cast<double>(stats.bucket_us()));
     }
     if (!any) break;
     if (bucket_total == 0) continue;
