@@ -218,6 +218,23 @@ TEST_CASE("cluster: scenario runs route per node, deterministically, and report 
   CHECK(untagged.totals.allowed == 0);
 }
 
+TEST_CASE("cluster: nodes with no service time report zero utilization, not a crash") {
+  // The nodes record no busy spans at all, so their busy list is shorter than their ops list.
+  const Scenario scenario = parse_scenario(R"({
+    "name": "c0", "duration": "2s", "seed": 3,
+    "limits": [{"name": "global", "key": "global", "limit": 1000, "window": "1s"}],
+    "instances": {"count": 2},
+    "traffic": [{"name": "t", "users": 50, "rate": "40/s"}],
+    "redis": {"service_time": "0us", "cluster": {"nodes": 3}},
+    "strategies": [{"name": "sharded_global", "shards": 3, "hash_tags": true}]})",
+                                           "c0.json");
+  const RunResult result = rlsim::testing::run_text(scenario);
+  const StrategyResult& run = result.strategies.front();
+  CHECK(run.totals.offered > 0);
+  const auto extra = nlohmann::json::parse(redis_side_json(run.redis_side.value()).dump());
+  CHECK(extra["redis_cluster"]["peak_utilization"] == 0);
+}
+
 TEST_CASE("cluster: the scenario section is checked") {
   const auto load = [](const std::string& redis, const std::string& faults = "[]") {
     return parse_scenario(R"({"name": "c", "duration": "1s",
