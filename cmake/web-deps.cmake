@@ -25,8 +25,21 @@ target_include_directories(nlohmann_json::nlohmann_json INTERFACE ${RLSIM_HOST_H
 
 # Lua 5.1 as Redis embeds it, as the native build links it (liblua5.1-0-dev): the library files
 # only (no interpreter, compiler or lua.c's main).
+# RLSIM_WASM_EXCEPTIONS=ON: WebAssembly's own exceptions (-fwasm-exceptions) instead of emscripten's
+# JavaScript-based ones, with Lua compiled as C++ (luaconf.h: its errors are C++ throws, its API
+# extern "C"), since emscripten 3.1.6 supports no setjmp/longjmp beside them.
+option(RLSIM_WASM_EXCEPTIONS "WebAssembly build: -fwasm-exceptions instead of JavaScript-based ones" OFF)
+if(RLSIM_WASM_EXCEPTIONS)
+  set(RLSIM_EH_FLAGS -fwasm-exceptions)
+  add_link_options(-sSUPPORT_LONGJMP=0)
+else()
+  set(RLSIM_EH_FLAGS -fexceptions)
+endif()
 file(GLOB lua_sources ${RLSIM_LUA_SOURCE_DIR}/src/*.c)
 list(FILTER lua_sources EXCLUDE REGEX "/(lua|luac|print)\\.c$")
+if(RLSIM_WASM_EXCEPTIONS)
+  set_source_files_properties(${lua_sources} PROPERTIES LANGUAGE CXX)
+endif()
 add_library(rlsim_lua51 STATIC ${lua_sources})
 
 set(RLSIM_LUA_HEADERS ${CMAKE_BINARY_DIR}/lua-include)
@@ -67,9 +80,9 @@ set(RLSIM_LUA rlsim_lua_libs rlsim_lua51)
 # docs/performance.md), coroutines' symmetric
 # transfer as WebAssembly tail calls, and C++20's <coroutine> from src/web/compat (the libc++ of
 # emscripten 3.1.6 has only <experimental/coroutine>).
-add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fexceptions> -mtail-call)
+add_compile_options($<$<COMPILE_LANGUAGE:CXX>:${RLSIM_EH_FLAGS}> -mtail-call)
 include_directories(BEFORE SYSTEM ${CMAKE_CURRENT_SOURCE_DIR}/src/web/compat)
-add_link_options(-fexceptions -mtail-call)
+add_link_options(${RLSIM_EH_FLAGS} -mtail-call)
 # CMake 3.25 knows no WHOLE_ARCHIVE for emscripten's linker, which takes GNU ld's flags.
 set(CMAKE_LINK_LIBRARY_USING_WHOLE_ARCHIVE "LINKER:--whole-archive" "<LINK_ITEM>"
     "LINKER:--no-whole-archive")
