@@ -28,7 +28,7 @@ target_include_directories(nlohmann_json::nlohmann_json INTERFACE ${RLSIM_HOST_H
 # RLSIM_WASM_EXCEPTIONS=ON: WebAssembly's own exceptions (-fwasm-exceptions) instead of emscripten's
 # JavaScript-based ones, with Lua compiled as C++ (luaconf.h: its errors are C++ throws, its API
 # extern "C"), since emscripten 3.1.6 supports no setjmp/longjmp beside them.
-option(RLSIM_WASM_EXCEPTIONS "WebAssembly build: -fwasm-exceptions instead of JavaScript-based ones" OFF)
+option(RLSIM_WASM_EXCEPTIONS "WebAssembly build: -fwasm-exceptions instead of JavaScript-based ones" ON)
 if(RLSIM_WASM_EXCEPTIONS)
   set(RLSIM_EH_FLAGS -fwasm-exceptions)
   add_link_options(-sSUPPORT_LONGJMP=0)
@@ -73,13 +73,13 @@ file(WRITE ${RLSIM_LUA_HEADERS}/lua-cjson.h "extern int luaopen_cjson(lua_State*
 file(WRITE ${RLSIM_LUA_HEADERS}/lua-bitop.h "extern int luaopen_bit(lua_State*);\n")
 set(RLSIM_LUA rlsim_lua_libs rlsim_lua51)
 
-# Every C++ file: exceptions on (emscripten turns catching off by default; its JavaScript-based
-# exceptions, since WebAssembly's own with Lua compiled as C++ (LUAI_THROW) ran 2.3 times faster
-# but crashed on products-autoscale.json with "memory access out of bounds", measured before the
-# stack was raised from 5 to 16 MiB, which cured the same crash with JavaScript exceptions:
-# docs/performance.md), coroutines' symmetric
-# transfer as WebAssembly tail calls, and C++20's <coroutine> from src/web/compat (the libc++ of
-# emscripten 3.1.6 has only <experimental/coroutine>).
+# Every C++ file: exceptions on (emscripten turns catching off by default): WebAssembly's own
+# (RLSIM_WASM_EXCEPTIONS, the default: 15-26% less CPU than emscripten's JavaScript-based ones on
+# the page's larger presets, the same reports; Debian's Chromium and Node 20 run them; the crash an
+# earlier measurement met on products-autoscale.json was the 5 MiB stack, now 16 MiB:
+# docs/performance.md#the-pages-engine-webassembly), coroutines' symmetric transfer as
+# WebAssembly tail calls, and C++20's <coroutine> from src/web/compat (the libc++ of emscripten
+# 3.1.6 has only <experimental/coroutine>).
 add_compile_options($<$<COMPILE_LANGUAGE:CXX>:${RLSIM_EH_FLAGS}> -mtail-call)
 include_directories(BEFORE SYSTEM ${CMAKE_CURRENT_SOURCE_DIR}/src/web/compat)
 add_link_options(${RLSIM_EH_FLAGS} -mtail-call)

@@ -316,5 +316,5 @@ async function main() {
 }
 
 // A page that never answers must fail the test, not hang it.
-setTimeout(() => { console.error('page-test: timed out after 300 s'); process.exit(1); }, 300000).unref();
+setTimeout(() => { console.error('page-test: timed out after 600 s'); process.exit(1); }, 600000).unref();
 main().catch((e) => { console.error(e); process.exit(1); });

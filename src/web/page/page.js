@@ -40,7 +40,6 @@ const PREVIEW_BUDGET_MS = 100;
 const CACHE_ENTRIES = 32;
 const workerUrl = URL.createObjectURL(new Blob([RLSIM_WORKER_SOURCE], { type: 'text/javascript' }));
 const cache = new Map();
-const msPerWork = new Map(); // preset name -> engine ms per unit of work() measured in this browser
 let speedFactor = 1.5;       // this browser's engine time / assemble.js's Node time (updated per run)
 
 function newWorker() {
@@ -75,10 +74,29 @@ function work(scenario) {
   return Math.max(1, perS * run_s * Math.max(1, (scenario.strategies || []).length));
 }
 
-function expectedMs(scenario) {
+// The engine's time for a run as fixed + perWork * work(scenario), per preset: from the last full
+// run and the last preview measured in this browser (two points), or from the time assemble.js
+// measured under Node scaled by this browser's speed until then.
+const fits = new Map(); // preset name -> {full: {work, ms}, preview: {work, ms}}
+
+function timeModel() {
   const p = preset();
-  const k = msPerWork.get(p.name) || (p.engine_ms / work(p.scenario)) * speedFactor;
-  return Number.isFinite(k) ? k * work(scenario) : Infinity;
+  const f = fits.get(p.name) || {};
+  if (f.full && f.preview && f.full.work > f.preview.work) {
+    const perWork = Math.max(1e-9, (f.full.ms - f.preview.ms) / (f.full.work - f.preview.work));
+    return { fixed: Math.max(0, f.preview.ms - perWork * f.preview.work), perWork };
+  }
+  if (f.full) return { fixed: 0, perWork: f.full.ms / f.full.work };
+  return { fixed: 0, perWork: (p.engine_ms / work(p.scenario)) * speedFactor };
+}
+
+function measured(kind, scenario, ms) {
+  if (state.custom !== null) return;
+  const p = preset();
+  const f = fits.get(p.name) || {};
+  f[kind] = { work: work(scenario), ms };
+  fits.set(p.name, f);
+  if (kind === 'full') speedFactor = (ms / f.full.work) / (p.engine_ms / work(p.scenario));
 }
 
 // The preview for `text`: its first seconds, as many as PREVIEW_BUDGET_MS should compute, or
@@ -87,9 +105,11 @@ function previewText(text) {
   if (state.custom !== null) return null;
   const scenario = JSON.parse(text);
   const run_s = durationSeconds(scenario.duration);
-  const ms = expectedMs(scenario);
-  if (!run_s || !(ms > PREVIEW_BUDGET_MS)) return null;
-  const horizon_s = Math.max(1, Math.floor((run_s * PREVIEW_BUDGET_MS) / ms));
+  const model = timeModel();
+  const fullMs = model.fixed + model.perWork * work(scenario);
+  if (!run_s || !(fullMs > PREVIEW_BUDGET_MS)) return null;
+  const share = Math.max(0, PREVIEW_BUDGET_MS - model.fixed) / (fullMs - model.fixed);
+  const horizon_s = Math.max(1, Math.floor(run_s * share));
   if (horizon_s >= run_s * 0.8) return null;
   return JSON.stringify(previewScenario(scenario, horizon_s));
 }
@@ -120,6 +140,7 @@ function onAnswer(w, data) {
   if (w.queued) { const next = w.queued; w.queued = null; post(w, next); }
   if (!job || !wanted || job.id !== wanted.id) return; // an answer to an older request
   if (job.preview) {
+    if (!data.out.error) measured('preview', JSON.parse(job.text), data.engine_ms);
     // A preview is worth showing only before the full answer, and only when it ran.
     if ((shownScenario === wanted.text && !resultIsPreview) || data.out.error) return;
     show(data.out, wanted.text, JSON.parse(job.text).duration);
@@ -128,12 +149,7 @@ function onAnswer(w, data) {
   if (!data.out.error) {
     cache.set(wanted.text, data.out);
     if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value);
-    const p = preset();
-    if (state.custom === null) {
-      const k = data.engine_ms / work(JSON.parse(wanted.text));
-      msPerWork.set(p.name, k);
-      speedFactor = k / (p.engine_ms / work(p.scenario));
-    }
+    measured('full', JSON.parse(wanted.text), data.engine_ms);
   }
   show(data.out, wanted.text, null, data.engine_ms);
 }
@@ -551,6 +567,14 @@ function setup() {
     else if (e.key === 'ArrowLeft') { e.preventDefault(); step(-1); }
     else if (e.key === 'h') { state.hidden = !state.hidden; renderControls(); writeHash(); }
     else if (e.key === 'p') { state.presenter = !state.presenter; renderControls(); writeHash(); }
+  });
+  // A permalink pasted into this tab changes only the hash: apply it. (writeHash's replaceState
+  // fires no hashchange.)
+  window.addEventListener('hashchange', () => {
+    requestedAt = performance.now();
+    readHash();
+    renderControls();
+    requestRun();
   });
   readHash();
   renderControls();

@@ -135,8 +135,20 @@ function applyTrafficAndLimit(s, state) {
   }
 }
 
+// The preset's `expect` claims about strategies still in the run (a claim on a label that is gone
+// would stop the run with "no strategy labelled ...").
+function keepExpectations(s) {
+  if (!Array.isArray(s.expect)) return;
+  const labels = new Set(s.strategies.map((x) => (typeof x === 'string' ? x : x.label || x.name)));
+  s.expect = s.expect.filter((e) => (e.strategy === undefined || labels.has(e.strategy)) &&
+    (!Array.isArray(e.less) || e.less.every((l) => labels.has(l))));
+}
+
 function applyStrategies(s, state) {
-  if (state.strategies !== null) s.strategies = state.strategies.map((x) => JSON.parse(JSON.stringify(x)));
+  if (state.strategies !== null) {
+    s.strategies = state.strategies.map((x) => JSON.parse(JSON.stringify(x)));
+    keepExpectations(s);
+  }
   if (state.onError && Array.isArray(s.strategies)) {
     s.strategies = s.strategies.map((x) => {
       if (!takesOnError(x)) return x;
