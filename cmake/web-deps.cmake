@@ -74,8 +74,8 @@ file(WRITE ${RLSIM_LUA_HEADERS}/lua-bitop.h "extern int luaopen_bit(lua_State*);
 set(RLSIM_LUA rlsim_lua_libs rlsim_lua51)
 
 # Every C++ file: exceptions on (emscripten turns catching off by default): WebAssembly's own
-# (RLSIM_WASM_EXCEPTIONS, the default: 15-26% less CPU than emscripten's JavaScript-based ones on
-# the page's larger presets, the same reports; Debian's Chromium and Node 20 run them; the crash an
+# (RLSIM_WASM_EXCEPTIONS, the default: 6-26% less CPU than emscripten's JavaScript-based ones on
+# the page's presets over 100 ms, the same reports; Debian's Chromium and Node 20 run them; the crash an
 # earlier measurement met on products-autoscale.json was the 5 MiB stack, now 16 MiB:
 # docs/performance.md#the-pages-engine-webassembly), coroutines' symmetric transfer as
 # WebAssembly tail calls, and C++20's <coroutine> from src/web/compat (the libc++ of emscripten

@@ -60,6 +60,7 @@ let idleWaiters = [];
 let shownWaiters = [];
 
 function post(w, job) {
+  job.posted = performance.now();
   w.job = job;
   w.postMessage({ id: job.id, scenario: job.text, options: { charts: !job.preview } });
 }
@@ -74,16 +75,19 @@ function work(scenario) {
   return Math.max(1, perS * run_s * Math.max(1, (scenario.strategies || []).length));
 }
 
-// The engine's time for a run as fixed + perWork * work(scenario), per preset: from the last full
-// run and the last preview measured in this browser (two points), or from the time assemble.js
-// measured under Node scaled by this browser's speed until then.
+// The time from posting a run to its answer (the engine's run, the worker's messages, parsing) as
+// fixed + perWork * work(scenario), per preset: from the last full run and the last preview
+// measured in this browser (two points), or from the engine time assemble.js measured under Node
+// scaled by this browser's speed until then.
 const fits = new Map(); // preset name -> {full: {work, ms}, preview: {work, ms}}
 
 function timeModel() {
   const p = preset();
   const f = fits.get(p.name) || {};
-  if (f.full && f.preview && f.full.work > f.preview.work) {
-    const perWork = Math.max(1e-9, (f.full.ms - f.preview.ms) / (f.full.work - f.preview.work));
+  // Two points that give a positive slope; otherwise (a busy moment made the short run the slower
+  // per unit of work) the full run alone, proportionally.
+  if (f.full && f.preview && f.full.work > f.preview.work && f.full.ms > f.preview.ms) {
+    const perWork = (f.full.ms - f.preview.ms) / (f.full.work - f.preview.work);
     return { fixed: Math.max(0, f.preview.ms - perWork * f.preview.work), perWork };
   }
   if (f.full) return { fixed: 0, perWork: f.full.ms / f.full.work };
@@ -99,18 +103,20 @@ function measured(kind, scenario, ms) {
   if (kind === 'full') speedFactor = (ms / f.full.work) / (p.engine_ms / work(p.scenario));
 }
 
-// The preview for `text`: its first seconds, as many as PREVIEW_BUDGET_MS should compute, or
-// null when the full run is expected within the budget anyway (or the JSON is the editor's).
+// The preview for `text`: its first seconds, as many as PREVIEW_BUDGET_MS should compute (at most
+// half the run), or null when the full run is expected well within the budget anyway (or the
+// JSON is the editor's).
 function previewText(text) {
   if (state.custom !== null) return null;
   const scenario = JSON.parse(text);
   const run_s = durationSeconds(scenario.duration);
   const model = timeModel();
   const fullMs = model.fixed + model.perWork * work(scenario);
-  if (!run_s || !(fullMs > PREVIEW_BUDGET_MS)) return null;
-  const share = Math.max(0, PREVIEW_BUDGET_MS - model.fixed) / (fullMs - model.fixed);
+  // From 60% of the budget on: a run expected just under it can take twice as long on a busy
+  // machine, and the preview costs the full run nothing but a second core's time.
+  if (!run_s || !(fullMs > PREVIEW_BUDGET_MS * 0.6)) return null;
+  const share = Math.min(0.5, Math.max(0, PREVIEW_BUDGET_MS - model.fixed) / Math.max(1e-9, fullMs - model.fixed));
   const horizon_s = Math.max(1, Math.floor(run_s * share));
-  if (horizon_s >= run_s * 0.8) return null;
   return JSON.stringify(previewScenario(scenario, horizon_s));
 }
 
@@ -126,7 +132,7 @@ function requestRun() {
     workers.full = workers.spare;
     workers.spare = newWorker();
   }
-  post(workers.full, { id: wanted.id, text, preview: false, started: performance.now() });
+  post(workers.full, { id: wanted.id, text, preview: false });
   let quick = null;
   try { quick = previewText(text); } catch (e) { quick = null; }
   if (quick === null) return;
@@ -140,7 +146,7 @@ function onAnswer(w, data) {
   if (w.queued) { const next = w.queued; w.queued = null; post(w, next); }
   if (!job || !wanted || job.id !== wanted.id) return; // an answer to an older request
   if (job.preview) {
-    if (!data.out.error) measured('preview', JSON.parse(job.text), data.engine_ms);
+    if (!data.out.error) measured('preview', JSON.parse(job.text), performance.now() - job.posted);
     // A preview is worth showing only before the full answer, and only when it ran.
     if ((shownScenario === wanted.text && !resultIsPreview) || data.out.error) return;
     show(data.out, wanted.text, JSON.parse(job.text).duration);
@@ -149,7 +155,7 @@ function onAnswer(w, data) {
   if (!data.out.error) {
     cache.set(wanted.text, data.out);
     if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value);
-    measured('full', JSON.parse(wanted.text), data.engine_ms);
+    measured('full', JSON.parse(wanted.text), performance.now() - job.posted);
   }
   show(data.out, wanted.text, null, data.engine_ms);
 }
