@@ -41,6 +41,9 @@ if(RLSIM_WASM_EXCEPTIONS)
   set_source_files_properties(${lua_sources} PROPERTIES LANGUAGE CXX)
 endif()
 add_library(rlsim_lua51 STATIC ${lua_sources})
+# add_compile_options below reaches only the targets defined after it: Lua gets the exception
+# model here (with WebAssembly's exceptions its errors are throws that its own catch must see).
+target_compile_options(rlsim_lua51 PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${RLSIM_EH_FLAGS}> -mtail-call)
 
 set(RLSIM_LUA_HEADERS ${CMAKE_BINARY_DIR}/lua-include)
 file(MAKE_DIRECTORY ${RLSIM_LUA_HEADERS})
@@ -69,6 +72,7 @@ add_library(rlsim_lua_libs STATIC ${RLSIM_LUA_CJSON_SOURCE_DIR}/lua_cjson.c
 # As Redis builds it: cjson also sets its global table.
 target_compile_definitions(rlsim_lua_libs PRIVATE ENABLE_CJSON_GLOBAL)
 target_link_libraries(rlsim_lua_libs PUBLIC rlsim_lua51)
+target_compile_options(rlsim_lua_libs PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${RLSIM_EH_FLAGS}> -mtail-call)
 file(WRITE ${RLSIM_LUA_HEADERS}/lua-cjson.h "extern int luaopen_cjson(lua_State*);\n")
 file(WRITE ${RLSIM_LUA_HEADERS}/lua-bitop.h "extern int luaopen_bit(lua_State*);\n")
 set(RLSIM_LUA rlsim_lua_libs rlsim_lua51)
