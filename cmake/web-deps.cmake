@@ -25,9 +25,25 @@ target_include_directories(nlohmann_json::nlohmann_json INTERFACE ${RLSIM_HOST_H
 
 # Lua 5.1 as Redis embeds it, as the native build links it (liblua5.1-0-dev): the library files
 # only (no interpreter, compiler or lua.c's main).
+# RLSIM_WASM_EXCEPTIONS=ON: WebAssembly's own exceptions (-fwasm-exceptions) instead of emscripten's
+# JavaScript-based ones, with Lua compiled as C++ (luaconf.h: its errors are C++ throws, its API
+# extern "C"), since emscripten 3.1.6 supports no setjmp/longjmp beside them.
+option(RLSIM_WASM_EXCEPTIONS "WebAssembly build: -fwasm-exceptions instead of JavaScript-based ones" ON)
+if(RLSIM_WASM_EXCEPTIONS)
+  set(RLSIM_EH_FLAGS -fwasm-exceptions)
+  add_link_options(-sSUPPORT_LONGJMP=0)
+else()
+  set(RLSIM_EH_FLAGS -fexceptions)
+endif()
 file(GLOB lua_sources ${RLSIM_LUA_SOURCE_DIR}/src/*.c)
 list(FILTER lua_sources EXCLUDE REGEX "/(lua|luac|print)\\.c$")
+if(RLSIM_WASM_EXCEPTIONS)
+  set_source_files_properties(${lua_sources} PROPERTIES LANGUAGE CXX)
+endif()
 add_library(rlsim_lua51 STATIC ${lua_sources})
+# add_compile_options below reaches only the targets defined after it: Lua gets the exception
+# model here (with WebAssembly's exceptions its errors are throws that its own catch must see).
+target_compile_options(rlsim_lua51 PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${RLSIM_EH_FLAGS}> -mtail-call)
 
 set(RLSIM_LUA_HEADERS ${CMAKE_BINARY_DIR}/lua-include)
 file(MAKE_DIRECTORY ${RLSIM_LUA_HEADERS})
@@ -56,20 +72,21 @@ add_library(rlsim_lua_libs STATIC ${RLSIM_LUA_CJSON_SOURCE_DIR}/lua_cjson.c
 # As Redis builds it: cjson also sets its global table.
 target_compile_definitions(rlsim_lua_libs PRIVATE ENABLE_CJSON_GLOBAL)
 target_link_libraries(rlsim_lua_libs PUBLIC rlsim_lua51)
+target_compile_options(rlsim_lua_libs PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${RLSIM_EH_FLAGS}> -mtail-call)
 file(WRITE ${RLSIM_LUA_HEADERS}/lua-cjson.h "extern int luaopen_cjson(lua_State*);\n")
 file(WRITE ${RLSIM_LUA_HEADERS}/lua-bitop.h "extern int luaopen_bit(lua_State*);\n")
 set(RLSIM_LUA rlsim_lua_libs rlsim_lua51)
 
-# Every C++ file: exceptions on (emscripten turns catching off by default; its JavaScript-based
-# exceptions, since WebAssembly's own with Lua compiled as C++ (LUAI_THROW) ran 2.3 times faster
-# but crashed on products-autoscale.json with "memory access out of bounds", measured before the
-# stack was raised from 5 to 16 MiB, which cured the same crash with JavaScript exceptions:
-# docs/performance.md), coroutines' symmetric
-# transfer as WebAssembly tail calls, and C++20's <coroutine> from src/web/compat (the libc++ of
-# emscripten 3.1.6 has only <experimental/coroutine>).
-add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fexceptions> -mtail-call)
+# Every C++ file: exceptions on (emscripten turns catching off by default): WebAssembly's own
+# (RLSIM_WASM_EXCEPTIONS, the default: 6-26% less CPU than emscripten's JavaScript-based ones on
+# the page's presets over 100 ms, the same reports; Debian's Chromium and Node 20 run them; the crash an
+# earlier measurement met on products-autoscale.json was the 5 MiB stack, now 16 MiB:
+# docs/performance.md#the-pages-engine-webassembly), coroutines' symmetric transfer as
+# WebAssembly tail calls, and C++20's <coroutine> from src/web/compat (the libc++ of emscripten
+# 3.1.6 has only <experimental/coroutine>).
+add_compile_options($<$<COMPILE_LANGUAGE:CXX>:${RLSIM_EH_FLAGS}> -mtail-call)
 include_directories(BEFORE SYSTEM ${CMAKE_CURRENT_SOURCE_DIR}/src/web/compat)
-add_link_options(-fexceptions -mtail-call)
+add_link_options(${RLSIM_EH_FLAGS} -mtail-call)
 # CMake 3.25 knows no WHOLE_ARCHIVE for emscripten's linker, which takes GNU ld's flags.
 set(CMAKE_LINK_LIBRARY_USING_WHOLE_ARCHIVE "LINKER:--whole-archive" "<LINK_ITEM>"
     "LINKER:--no-whole-archive")

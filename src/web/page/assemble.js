@@ -48,10 +48,13 @@ async function main() {
     const file = path.join(root, 'scenarios', name + '.json');
     const scenario = JSON.parse(stripComments(fs.readFileSync(file, 'utf8')));
     let error = null;
+    let engineMs = null;
     try {
       // A fresh instance per preset: a trap in one must not poison the next.
       const M = await createRlsimEngine({ printErr: () => {} });
+      const started = process.hrtime.bigint();
       const ptr = M.ccall('rlsim_run', 'number', ['string', 'string'], [JSON.stringify(scenario), '{}']);
+      engineMs = Number(process.hrtime.bigint() - started) / 1e6;
       const out = JSON.parse(M.UTF8ToString(ptr));
       M._free(ptr);
       if (out.error) error = `${out.error.kind}: ${out.error.message}`;
@@ -59,7 +62,9 @@ async function main() {
       error = 'the engine stopped: ' + (e && e.message ? e.message : e);
     }
     if (error) { console.log(`assemble: leaving out ${name} (${error})`); continue; }
-    presets.push({ name, description: scenario.description || '', scenario });
+    // engine_ms: the run's time here, the page's first guess of its time in the browser (it
+    // decides whether a change shows a preview first; page.js corrects it with each run).
+    presets.push({ name, description: scenario.description || '', scenario, engine_ms: Math.round(engineMs) });
   }
   const here = (f) => fs.readFileSync(path.join(__dirname, f), 'utf8');
   const worker = engineText + '\n' + here('worker.js');
@@ -67,6 +72,7 @@ async function main() {
     .replace('/*@STYLE@*/', () => here('style.css'))
     .replace('/*@PRESETS@*/', () => literal(presets))
     .replace('/*@WORKER@*/', () => literal(worker))
+    .replace('/*@SCENARIO@*/', () => here('scenario.js').replace(/<\/script/gi, '<\\/script'))
     .replace('/*@PAGE@*/', () => here('page.js').replace(/<\/script/gi, '<\\/script'));
   fs.mkdirSync(path.join(build, 'page'), { recursive: true });
   const out = path.join(build, 'page', 'index.html');

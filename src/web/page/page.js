@@ -1,20 +1,23 @@
-// The page's logic (docs/web.md): controls -> a scenario JSON -> the engine in a Web Worker ->
-// the figures, a timeline over the computed windows, and the state kept in the URL hash.
-/* global RLSIM_PRESETS, RLSIM_WORKER_SOURCE */
+// The page's logic (docs/web.md): controls -> a scenario JSON (scenario.js) -> the engine in Web
+// Workers -> the figures, a timeline over the computed windows, and the state kept in the URL hash.
+/* global RLSIM_PRESETS, RLSIM_WORKER_SOURCE, deriveScenario, durationSeconds, parseRate, parseParam,
+   paramText, uniqueLabels, presetSkewMs, defaultFaultTiming, STRATEGY_PARAMS, BALANCERS, WINDOWS,
+   RATE_UNITS, FAULTS, MAX_SLOTS, previewScenario, takesOnError */
 'use strict';
 
-const ON_ERROR_STRATEGIES = new Set(['redis_fixed_window', 'redis_fixed_window_lua', 'redis_sliding_log',
-  'redis_sliding_counter', 'redis_token_bucket', 'redis_gcra', 'custom_lua', 'multi_limit']);
 const COLORS = ['#d32f2f', '#1976d2', '#388e3c', '#f57c00', '#7b1fa2', '#00838f', '#5d4037', '#c2185b'];
 const PLAY_STEP_MS = 700;
 const $ = (id) => document.getElementById(id);
 
-const state = { preset: RLSIM_PRESETS[0].name, instances: null, seed: null, outage: false, onError: '',
-  hidden: false, presenter: false, t: null, custom: null };
+// Every control's value; null (or '') means "as in the preset". All of it goes into the URL hash.
+const DEFAULT_STATE = { instances: null, seed: null, balancer: null, users: null, rate: null, limit: null,
+  window: null, skewMs: null, fault: '', faultAt: '', faultFor: '', slowMs: 20, onError: '', strategies: null,
+  t: null, custom: null };
+const state = Object.assign({ preset: RLSIM_PRESETS[0].name, hidden: false, presenter: false }, DEFAULT_STATE);
 let result = null;        // the engine's answer shown now
+let resultIsPreview = false; // that answer covers only the run's first part (engine.js)
 let shownScenario = null; // the scenario text that answer is for
 let playing = null;
-let idleWaiters = [];
 
 // --- scenario ------------------------------------------------------------------------------
 
@@ -22,90 +25,163 @@ function preset() {
   return RLSIM_PRESETS.find((p) => p.name === state.preset) || RLSIM_PRESETS[0];
 }
 
-// A scenario duration ("10m", "9m30s", "1.5s"; docs/scenario-format.md) in seconds.
-function durationSeconds(text) {
-  const unit = { us: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
-  const parts = String(text).match(/[0-9]+(?:\.[0-9]+)?(?:us|ms|s|m|h)/g);
-  if (!parts || parts.join('') !== String(text).trim()) return 600;
-  return parts.reduce((sum, p) => {
-    const m = /^([0-9.]+)(us|ms|s|m|h)$/.exec(p);
-    return sum + Number(m[1]) * unit[m[2]];
-  }, 0);
-}
-
-// The outage the toggle adds: Redis a black hole (no reply until the client's timeout) from 30% of
-// the run for 20% of it, in whole seconds (10 min run: 3:00-5:00).
-function outageFault(scenario) {
-  const run_s = durationSeconds(scenario.duration);
-  const at_s = Math.round(run_s * 0.3);
-  const for_s = Math.max(1, Math.round(run_s * 0.2));
-  return { type: 'redis_down', mode: 'blackhole', at: at_s + 's', for: for_s + 's' };
-}
-
-function strategyName(s) { return typeof s === 'string' ? s : s.name; }
-function takesOnError(s) { return ON_ERROR_STRATEGIES.has(strategyName(s)); }
-
-function derivedScenario() {
-  const p = preset();
-  const s = JSON.parse(JSON.stringify(p.scenario));
-  if (state.instances !== null) {
-    const inst = Object.assign({}, s.instances || {});
-    delete inst.schedule;
-    inst.count = state.instances;
-    s.instances = inst;
-  }
-  if (state.seed !== null) s.seed = state.seed;
-  if (state.outage) s.faults = (s.faults || []).concat([outageFault(s)]);
-  if (state.onError && Array.isArray(s.strategies)) {
-    s.strategies = s.strategies.map((x) => {
-      if (!takesOnError(x)) return x;
-      const o = typeof x === 'string' ? { name: x } : Object.assign({}, x);
-      o.on_error = state.onError;
-      return o;
-    });
-  }
-  return s;
-}
-
 function scenarioText() {
-  return state.custom !== null ? state.custom : JSON.stringify(derivedScenario(), null, 2);
+  return state.custom !== null ? state.custom : JSON.stringify(deriveScenario(preset().scenario, state), null, 2);
 }
 
 // --- engine --------------------------------------------------------------------------------
+// Three Web Workers, each with its own engine (worker.js). `full` runs the scenario the controls
+// describe. When that run is expected to take longer than PREVIEW_BUDGET_MS, `quick` runs its
+// first part (previewScenario: the same scenario cut short, the same decisions up to the cut),
+// shown until the full answer replaces it. A control changed during a full run stops that run:
+// terminating the worker is the only way to stop WebAssembly mid-run, and `spare`, compiled and
+// waiting, takes its place at once. Full answers are cached by scenario text.
+const PREVIEW_BUDGET_MS = 100;
+const CACHE_ENTRIES = 32;
+const workerUrl = URL.createObjectURL(new Blob([RLSIM_WORKER_SOURCE], { type: 'text/javascript' }));
+const cache = new Map();
+let speedFactor = 1.5;       // this browser's engine time / assemble.js's Node time (updated per run)
 
-const worker = new Worker(URL.createObjectURL(new Blob([RLSIM_WORKER_SOURCE], { type: 'text/javascript' })));
-let busy = false;
-let pending = false;
-let requestedAt = 0;
+function newWorker() {
+  const w = new Worker(workerUrl);
+  w.job = null;
+  w.queued = null;
+  w.onmessage = (event) => onAnswer(w, event.data);
+  return w;
+}
+const workers = { full: newWorker(), quick: newWorker(), spare: newWorker() };
+let wanted = null;         // the newest request: {id, text}
 let nextId = 1;
-let lastLatencyMs = null;
-let inFlightText = null;
+let requestedAt = 0;
+let lastLatencyMs = null;  // control change to the full answer on screen
+let firstLatencyMs = null; // control change to the first answer (preview or full) on screen
+let firstShownId = null;   // the request whose first answer is on screen
+let idleWaiters = [];
+let shownWaiters = [];
+
+function post(w, job) {
+  job.posted = performance.now();
+  w.job = job;
+  w.postMessage({ id: job.id, scenario: job.text, options: { charts: !job.preview } });
+}
+
+// Simulated requests times strategies: what the engine's time grows with.
+function work(scenario) {
+  const run_s = durationSeconds(scenario.duration) || 0;
+  const perS = (scenario.traffic || []).reduce((sum, g) => {
+    const r = parseRate(g.rate);
+    return sum + (g.users || 1) * (r ? r.value / { s: 1, m: 60, h: 3600 }[r.unit] : 0);
+  }, 0);
+  return Math.max(1, perS * run_s * Math.max(1, (scenario.strategies || []).length));
+}
+
+// The time from posting a run to its answer (the engine's run, the worker's messages, parsing) as
+// fixed + perWork * work(scenario), per preset: from the last full run and the last preview
+// measured in this browser (two points), or from the engine time assemble.js measured under Node
+// scaled by this browser's speed until then.
+const fits = new Map(); // preset name -> {full: {work, ms}, preview: {work, ms}}
+
+function timeModel() {
+  const p = preset();
+  const f = fits.get(p.name) || {};
+  // Two points that give a positive slope; otherwise (a busy moment made the short run the slower
+  // per unit of work) the full run alone, proportionally.
+  if (f.full && f.preview && f.full.work > f.preview.work && f.full.ms > f.preview.ms) {
+    const perWork = (f.full.ms - f.preview.ms) / (f.full.work - f.preview.work);
+    return { fixed: Math.max(0, f.preview.ms - perWork * f.preview.work), perWork };
+  }
+  if (f.full) return { fixed: 0, perWork: f.full.ms / f.full.work };
+  return { fixed: 0, perWork: (p.engine_ms / work(p.scenario)) * speedFactor };
+}
+
+function measured(kind, scenario, ms) {
+  if (state.custom !== null) return;
+  const p = preset();
+  const f = fits.get(p.name) || {};
+  f[kind] = { work: work(scenario), ms };
+  fits.set(p.name, f);
+  if (kind === 'full') speedFactor = (ms / f.full.work) / (p.engine_ms / work(p.scenario));
+}
+
+// The preview for `text`: its first seconds, as many as PREVIEW_BUDGET_MS should compute (at most
+// half the run), or null when the full run is expected well within the budget anyway (or the
+// JSON is the editor's).
+function previewText(text) {
+  if (state.custom !== null) return null;
+  const scenario = JSON.parse(text);
+  const run_s = durationSeconds(scenario.duration);
+  const model = timeModel();
+  const fullMs = model.fixed + model.perWork * work(scenario);
+  // From 60% of the budget on: a run expected just under it can take twice as long on a busy
+  // machine, and the preview costs the full run nothing but a second core's time.
+  if (!run_s || !(fullMs > PREVIEW_BUDGET_MS * 0.6)) return null;
+  const share = Math.min(0.5, Math.max(0, PREVIEW_BUDGET_MS - model.fixed) / Math.max(1e-9, fullMs - model.fixed));
+  const horizon_s = Math.max(1, Math.floor(run_s * share));
+  return JSON.stringify(previewScenario(scenario, horizon_s));
+}
 
 function requestRun() {
   requestedAt = requestedAt || performance.now();
-  if (busy) { pending = true; return; }
-  busy = true;
   const text = scenarioText();
+  wanted = { id: nextId++, text };
   $('status').textContent = 'running…';
   document.body.classList.add('stale');
-  inFlightText = text;
-  worker.postMessage({ id: nextId++, scenario: text, options: { charts: true } });
+  if (cache.has(text)) { show(cache.get(text), text, null); return; }
+  if (workers.full.job) {
+    workers.full.terminate();
+    workers.full = workers.spare;
+    workers.spare = newWorker();
+  }
+  post(workers.full, { id: wanted.id, text, preview: false });
+  let quick = null;
+  try { quick = previewText(text); } catch (e) { quick = null; }
+  if (quick === null) return;
+  const job = { id: wanted.id, text: quick, preview: true };
+  if (workers.quick.job) workers.quick.queued = job; else post(workers.quick, job);
 }
 
-worker.onmessage = (event) => {
-  busy = false;
-  const { out, engine_ms: engineMs } = event.data;
+function onAnswer(w, data) {
+  const job = w.job;
+  w.job = null;
+  if (w.queued) { const next = w.queued; w.queued = null; post(w, next); }
+  if (!job || !wanted || job.id !== wanted.id) return; // an answer to an older request
+  if (job.preview) {
+    if (!data.out.error) measured('preview', JSON.parse(job.text), performance.now() - job.posted);
+    // A preview is worth showing only before the full answer, and only when it ran.
+    if ((shownScenario === wanted.text && !resultIsPreview) || data.out.error) return;
+    show(data.out, wanted.text, JSON.parse(job.text).duration);
+    return;
+  }
+  if (!data.out.error) {
+    cache.set(wanted.text, data.out);
+    if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value);
+    measured('full', JSON.parse(wanted.text), performance.now() - job.posted);
+  }
+  show(data.out, wanted.text, null, data.engine_ms);
+}
+
+// Puts an answer on screen; `previewDuration` is the preview's run length, null for the full run.
+function show(out, text, previewDuration, engineMs) {
   result = out;
-  shownScenario = inFlightText;
-  if (pending) { pending = false; render(); requestRun(); return; }
+  resultIsPreview = previewDuration !== null;
+  shownScenario = text;
   render();
-  lastLatencyMs = performance.now() - requestedAt;
+  const now = performance.now();
+  if (wanted && firstShownId !== wanted.id) { firstShownId = wanted.id; firstLatencyMs = now - requestedAt; }
+  const shown = shownWaiters; shownWaiters = [];
+  shown.forEach((f) => f(firstLatencyMs));
+  if (resultIsPreview) {
+    const total = durationSeconds(JSON.parse(text).duration);
+    $('status').textContent = `first ${fmtTime(durationSeconds(previewDuration))} of ${fmtTime(total)} computed; the full run is on its way`;
+    return;
+  }
+  lastLatencyMs = now - requestedAt;
   requestedAt = 0;
   document.body.classList.remove('stale');
-  $('status').textContent = out.error ? '' : `computed in ${engineMs.toFixed(0)} ms`;
+  $('status').textContent = out.error ? '' : engineMs === undefined ? 'computed before (cached)' : `computed in ${engineMs.toFixed(0)} ms`;
   const waiters = idleWaiters; idleWaiters = [];
   waiters.forEach((f) => f(lastLatencyMs));
-};
+}
 
 // --- rendering -----------------------------------------------------------------------------
 
@@ -121,6 +197,9 @@ function escapeHtml(s) {
 
 function windowsOf(strategy) { return (strategy.series && strategy.series.windows) || []; }
 
+// The timeline's window: the chosen one, within what the shown run computed.
+function tNow() { return Math.max(0, Math.min(state.t === null ? Infinity : state.t, windowCount() - 1)); }
+
 function windowCount() {
   if (!result || !result.report) return 0;
   return Math.max(0, ...result.report.strategies.map((s) => windowsOf(s).length));
@@ -134,6 +213,7 @@ function render() {
     renderControls();
     return;
   }
+  document.body.classList.toggle('preview', resultIsPreview);
   const strategies = result.report.strategies;
   const top = Math.max(...strategies.map((s) => s.overshoot));
   $('headline').textContent = top.toFixed(2) + 'x';
@@ -143,12 +223,13 @@ function render() {
     <td class="figure">${s.false_denials}</td><td class="figure">${s.errors}</td>
     <td class="figure">${Number(s.redis_commands_per_request).toFixed(2)}</td>
     <td class="figure">${(s.latency_us.p99 / 1000).toFixed(2)}</td></tr>`).join('');
-  $('digests').innerHTML = Object.entries(result.digests || {})
+  $('digests').innerHTML = resultIsPreview ? '<div>(the full run\'s digests follow)</div>' : Object.entries(result.digests || {})
     .map(([label, hex]) => `<div>${escapeHtml(label)}: ${escapeHtml(hex)}</div>`).join('');
   $('engine-charts').innerHTML = (result.charts || [])
     .map((c) => `<figure><figcaption>${escapeHtml(c.title)}</figcaption>${c.svg}</figure>`).join('');
   const n = windowCount();
-  if (state.t === null || state.t > n - 1) state.t = Math.max(0, n - 1);
+  // A preview leaves the timeline's position alone: the full run may reach further.
+  if (!resultIsPreview && (state.t === null || state.t > n - 1)) state.t = Math.max(0, n - 1);
   renderTimeline();
   renderControls();
 }
@@ -160,7 +241,8 @@ function activeFaults(startS, endS) {
 }
 
 function faultText(f) {
-  const name = f.type === 'redis_down' ? 'Redis down' : f.type.replace(/_/g, ' ');
+  const names = { redis_down: 'Redis down', redis_latency: 'Redis slowed', redis_slow: 'Redis slowed' };
+  const name = names[f.type] || f.type.replace(/_/g, ' ');
   return `${name} ${fmtTime(f.at_s)}-${fmtTime(f.at_s + f.for_s)}`;
 }
 
@@ -168,12 +250,12 @@ function renderTimeline() {
   const n = windowCount();
   const scrub = $('scrubber');
   scrub.max = String(Math.max(0, n - 1));
-  scrub.value = String(state.t || 0);
+  scrub.value = String(tNow());
   const strategies = result && result.report ? result.report.strategies : [];
-  const w = strategies.length ? windowsOf(strategies[0])[state.t] : null;
+  const w = strategies.length ? windowsOf(strategies[0])[tNow()] : null;
   const windowS = strategies.length && strategies[0].series ? strategies[0].series.window_s : 0;
   const startS = w ? w.start_s : 0;
-  $('clock').textContent = `window ${(state.t || 0) + 1}/${n}, ${fmtTime(startS)}`;
+  $('clock').textContent = `window ${(tNow()) + 1}/${n}, ${fmtTime(startS)}`;
   const faults = w ? activeFaults(startS, startS + windowS) : [];
   $('banner').textContent = faults.map(faultText).join(', ');
   $('banner').classList.toggle('on', faults.length > 0);
@@ -212,10 +294,10 @@ function chartSvg(strategies) {
     svg += `<rect x="${a}" y="${T}" width="${Math.max(2, b - a)}" height="${H - T - B}" class="fault"/>`;
   });
   strategies.forEach((s, i) => {
-    const pts = windowsOf(s).slice(0, (state.t || 0) + 1).map((w, j) => `${x(j).toFixed(1)},${y(w.max_per_key).toFixed(1)}`);
+    const pts = windowsOf(s).slice(0, (tNow()) + 1).map((w, j) => `${x(j).toFixed(1)},${y(w.max_per_key).toFixed(1)}`);
     svg += `<polyline fill="none" stroke-width="2.5" stroke="${COLORS[i % COLORS.length]}" points="${pts.join(' ')}"/>`;
   });
-  svg += `<line x1="${x(state.t || 0)}" y1="${T}" x2="${x(state.t || 0)}" y2="${H - B}" stroke="#000" stroke-opacity="0.4"/>`;
+  svg += `<line x1="${x(tNow())}" y1="${T}" x2="${x(tNow())}" y2="${H - B}" stroke="#000" stroke-opacity="0.4"/>`;
   for (let j = 0; j < n; j += Math.max(1, Math.ceil(n / 10))) {
     const w = windowsOf(strategies[0])[j];
     svg += `<text x="${x(j)}" y="${H - 6}" text-anchor="middle" font-size="11" fill="#888">${fmtTime(w ? w.start_s : 0)}</text>`;
@@ -223,21 +305,118 @@ function chartSvg(strategies) {
   return svg + '</svg>';
 }
 
+// --- controls ------------------------------------------------------------------------------
+
+// What a control shows when it was not moved: the preset's own value.
+function presetValues() {
+  const sc = preset().scenario;
+  const inst = sc.instances || {};
+  const t0 = (sc.traffic || [])[0] || {};
+  const l0 = (sc.limits || [])[0] || {};
+  return {
+    instances: inst.count || (inst.schedule && inst.schedule[0] && inst.schedule[0].count) || 1,
+    seed: sc.seed || 0,
+    balancer: (sc.load_balancer && sc.load_balancer.policy) || 'round_robin',
+    users: t0.users || 1,
+    rate: parseRate(t0.rate),
+    limit: l0.limit,
+    window: l0.window,
+    skewMs: presetSkewMs(sc),
+    strategies: sc.strategies || [],
+  };
+}
+
+function options(select, values, labels) {
+  const html = values.map((v, i) => `<option value="${escapeHtml(v)}">${escapeHtml(labels ? labels[i] : v)}</option>`).join('');
+  if (select.innerHTML !== html) select.innerHTML = html;
+}
+
+// The strategies the slots show: the chosen ones, or the preset's first three.
+function slotStrategies() {
+  const list = state.strategies !== null ? state.strategies : presetValues().strategies.slice(0, MAX_SLOTS);
+  return list.map((x) => (typeof x === 'string' ? { name: x } : x));
+}
+
+function renderSlots() {
+  const pv = presetValues();
+  const slots = slotStrategies();
+  const presetChoices = pv.strategies.map((x, i) => [`p:${i}`, `${typeof x === 'string' ? x : x.label || x.name} (this scenario)`]);
+  const nameChoices = Object.keys(STRATEGY_PARAMS).map((n) => [`n:${n}`, n]);
+  for (let i = 0; i < MAX_SLOTS; i++) {
+    const select = $(`slot-${i}`);
+    const all = [['', i === 0 ? '(choose)' : '(none)']].concat(presetChoices, nameChoices);
+    options(select, all.map((c) => c[0]), all.map((c) => c[1]));
+    const s = slots[i];
+    const j = s ? pv.strategies.findIndex((x) => JSON.stringify(typeof x === 'string' ? { name: x } : x) === JSON.stringify(s)) : -1;
+    select.value = !s ? '' : j >= 0 ? `p:${j}` : `n:${s.name}`;
+    const names = s ? [...new Set((STRATEGY_PARAMS[s.name] || []).concat(Object.keys(s).filter((k) => k !== 'name' && k !== 'label')))] : [];
+    const html = names.map((k) => `<label>${escapeHtml(k)} <input data-slot="${i}" data-param="${escapeHtml(k)}" id="slot-${i}-${escapeHtml(k)}" size="7" placeholder="default"></label>`).join('');
+    const params = $(`slot-${i}-params`);
+    if (params.dataset.html !== html) { params.innerHTML = html; params.dataset.html = html; }
+    params.querySelectorAll('input').forEach((e) => { if (document.activeElement !== e) e.value = paramText(s[e.dataset.param]); });
+  }
+  const more = pv.strategies.length - MAX_SLOTS;
+  $('slots-note').textContent = state.strategies === null && more > 0 ? `the scenario runs all ${pv.strategies.length} (${more} more than shown); choosing here runs these three` : '';
+}
+
+function setSlot(i, value) {
+  const pv = presetValues();
+  const slots = slotStrategies();
+  if (value === '') slots.splice(i, 1);
+  else {
+    const chosen = value.startsWith('p:') ? pv.strategies[Number(value.slice(2))] : { name: value.slice(2) };
+    slots[Math.min(i, slots.length)] = typeof chosen === 'string' ? { name: chosen } : JSON.parse(JSON.stringify(chosen));
+  }
+  if (slots.length) state.strategies = uniqueLabels(slots);
+}
+
+function setParam(i, param, text) {
+  const slots = slotStrategies().map((x) => Object.assign({}, x));
+  if (!slots[i]) return;
+  if (String(text).trim() === '') delete slots[i][param]; else slots[i][param] = parseParam(text);
+  state.strategies = uniqueLabels(slots);
+}
+
 function renderControls() {
   const p = preset();
-  $('preset').value = state.preset;
   const sc = p.scenario;
-  const base = sc.instances && (sc.instances.count || (sc.instances.schedule && sc.instances.schedule[0] && sc.instances.schedule[0].count));
-  const n = state.instances !== null ? state.instances : (base || 1);
+  const pv = presetValues();
+  $('preset').value = state.preset;
+  const n = state.instances !== null ? state.instances : pv.instances;
   $('instances').value = String(n);
   // With regions the instances are counted per region (regions.list[].instances): edit the JSON.
-  $('instances').disabled = Boolean(sc.regions);
-  $('instances').title = sc.regions ? 'this scenario sets its instances per region: edit regions in the JSON below' : '';
+  const regions = Boolean(sc.regions);
+  ['instances', 'skew'].forEach((id) => {
+    $(id).disabled = regions;
+    $(id).title = regions ? 'this scenario sets its instances per region: edit regions in the JSON below' : '';
+  });
   $('instances-value').textContent = state.instances === null && sc.instances && sc.instances.schedule ? `${n} (schedule)` : String(n);
-  $('seed').value = String(state.seed !== null ? state.seed : (sc.seed || 0));
-  $('outage').checked = state.outage;
+  $('seed').value = String(state.seed !== null ? state.seed : pv.seed);
+  $('balancer').value = state.balancer !== null ? state.balancer : pv.balancer;
+  if (document.activeElement !== $('users')) $('users').value = String(state.users !== null ? state.users : pv.users);
+  const rate = state.rate !== null ? parseRate(state.rate) : pv.rate;
+  if (document.activeElement !== $('rate')) $('rate').value = rate ? String(rate.value) : '';
+  $('rate-unit').value = rate ? rate.unit : 'm';
+  if (document.activeElement !== $('limit')) $('limit').value = String(state.limit !== null ? state.limit : pv.limit);
+  const win = state.window !== null ? state.window : pv.window;
+  options($('window'), [...new Set(WINDOWS.concat([pv.window, win]))]);
+  $('window').value = win;
+  const skew = state.skewMs !== null ? state.skewMs : pv.skewMs;
+  $('skew').value = String(skew);
+  $('skew-value').textContent = `${skew} ms`;
+  $('fault').value = state.fault;
+  const timing = defaultFaultTiming(deriveScenario(sc, Object.assign({}, state, { fault: '' })));
+  $('fault-at').placeholder = timing.at;
+  $('fault-for').placeholder = timing.for;
+  if (document.activeElement !== $('fault-at')) $('fault-at').value = state.faultAt;
+  if (document.activeElement !== $('fault-for')) $('fault-for').value = state.faultFor;
+  if (document.activeElement !== $('slow-ms')) $('slow-ms').value = String(state.slowMs);
+  document.body.classList.toggle('fault-on', state.fault !== '');
+  document.body.classList.toggle('fault-slowdown', state.fault === 'slowdown');
   $('on-error').value = state.onError;
-  $('on-error-label').style.display = (sc.strategies || []).some(takesOnError) ? '' : 'none';
+  const strategies = deriveScenario(sc, Object.assign({}, state, { onError: '' })).strategies || [];
+  $('on-error-label').style.display = strategies.some(takesOnError) ? '' : 'none';
+  renderSlots();
   $('lesson-name').textContent = p.name;
   $('lesson-text').textContent = p.description || '';
   document.body.classList.toggle('hidden-figures', state.hidden);
@@ -247,16 +426,21 @@ function renderControls() {
 
 // --- state in the URL hash -----------------------------------------------------------------
 
+// state field -> hash key, for the fields kept as they are (numbers and strings).
+const HASH_KEYS = { instances: 'instances', seed: 'seed', balancer: 'balancer', users: 'users', rate: 'rate',
+  limit: 'limit', window: 'window', skewMs: 'skew_ms', fault: 'fault', faultAt: 'fault_at', faultFor: 'fault_for',
+  onError: 'on_error', t: 't' };
+
 function writeHash() {
   const h = new URLSearchParams();
   h.set('preset', state.preset);
-  if (state.instances !== null) h.set('instances', state.instances);
-  if (state.seed !== null) h.set('seed', state.seed);
-  if (state.outage) h.set('outage', '1');
-  if (state.onError) h.set('on_error', state.onError);
+  for (const [field, key] of Object.entries(HASH_KEYS)) {
+    if (state[field] !== null && state[field] !== '') h.set(key, state[field]);
+  }
+  if (state.fault === 'slowdown') h.set('slow_ms', state.slowMs);
+  if (state.strategies !== null) h.set('strategies', JSON.stringify(state.strategies));
   if (state.hidden) h.set('hide', '1');
   if (state.presenter) h.set('presenter', '1');
-  if (state.t !== null) h.set('t', state.t);
   if (state.custom !== null) h.set('json', state.custom);
   const text = '#' + h.toString();
   if (location.hash !== text) history.replaceState(null, '', text);
@@ -266,20 +450,27 @@ function readHash() {
   const h = new URLSearchParams(location.hash.slice(1));
   if (h.has('preset') && RLSIM_PRESETS.some((p) => p.name === h.get('preset'))) state.preset = h.get('preset');
   const int = (k) => (h.has(k) && /^[0-9]+$/.test(h.get(k)) ? Number(h.get(k)) : null);
-  state.instances = int('instances');
-  state.seed = int('seed');
-  state.outage = h.get('outage') === '1';
-  state.onError = ['fail_open', 'fail_closed', 'local_fallback'].includes(h.get('on_error')) ? h.get('on_error') : '';
+  const oneOf = (k, list) => (list.includes(h.get(k)) ? h.get(k) : null);
+  const dur = (k) => (h.has(k) && durationSeconds(h.get(k)) !== null ? h.get(k) : '');
+  Object.assign(state, DEFAULT_STATE, {
+    instances: int('instances'), seed: int('seed'), balancer: oneOf('balancer', BALANCERS), users: int('users'),
+    rate: parseRate(h.get('rate')) ? h.get('rate') : null, limit: int('limit'), window: dur('window') || null,
+    skewMs: int('skew_ms'), fault: oneOf('fault', FAULTS) || (h.get('outage') === '1' ? 'outage' : ''),
+    faultAt: dur('fault_at'), faultFor: dur('fault_for'), slowMs: int('slow_ms') !== null ? int('slow_ms') : DEFAULT_STATE.slowMs,
+    onError: oneOf('on_error', ['fail_open', 'fail_closed', 'local_fallback']) || '', t: int('t'),
+    custom: h.has('json') ? h.get('json') : null,
+  });
+  try {
+    const list = h.has('strategies') ? JSON.parse(h.get('strategies')) : null;
+    state.strategies = Array.isArray(list) && list.length && list.length <= MAX_SLOTS ? list : null;
+  } catch (e) { state.strategies = null; }
   state.hidden = h.get('hide') === '1';
   state.presenter = h.get('presenter') === '1';
-  state.t = int('t');
-  state.custom = h.has('json') ? h.get('json') : null;
 }
-
-// --- controls ------------------------------------------------------------------------------
 
 function changed() {
   requestedAt = performance.now();
+  state.custom = null;
   renderControls();
   writeHash();
   requestRun();
@@ -288,17 +479,17 @@ function changed() {
 function step(delta) {
   const n = windowCount();
   if (!n) return;
-  state.t = Math.min(n - 1, Math.max(0, (state.t || 0) + delta));
+  state.t = Math.min(n - 1, Math.max(0, tNow() + delta));
   renderTimeline();
 }
 
 function togglePlay() {
   if (playing) { clearInterval(playing); playing = null; $('play').textContent = 'Play'; return; }
-  if ((state.t || 0) >= windowCount() - 1) state.t = 0;
+  if (tNow() >= windowCount() - 1) state.t = 0;
   $('play').textContent = 'Pause';
   renderTimeline();
   playing = setInterval(() => {
-    if ((state.t || 0) >= windowCount() - 1) { togglePlay(); return; }
+    if (tNow() >= windowCount() - 1) { togglePlay(); return; }
     step(1);
   }, PLAY_STEP_MS);
 }
@@ -312,20 +503,59 @@ function download() {
   a.remove();
 }
 
-function setup() {
-  $('preset').innerHTML = RLSIM_PRESETS.map((p) => `<option value="${escapeHtml(p.name)}">${escapeHtml(p.name)}</option>`).join('');
-  $('preset').addEventListener('change', () => {
-    Object.assign(state, { preset: $('preset').value, instances: null, seed: null, outage: false, onError: '', t: null, custom: null });
+// A control whose value goes into state[field] through `read` (null: leave the state alone).
+function bind(id, event, read) {
+  $(id).addEventListener(event, () => {
+    const v = read($(id).value);
+    if (v === null) return;
+    Object.assign(state, v);
     changed();
   });
-  $('instances').addEventListener('input', () => { state.instances = Number($('instances').value); state.custom = null; changed(); });
-  $('seed').addEventListener('change', () => {
-    const v = Number($('seed').value);
-    if (Number.isInteger(v) && v >= 0) { state.seed = v; state.custom = null; changed(); }
+}
+
+function setupControls() {
+  const count = (min, max) => (v) => (/^[0-9]+$/.test(v) && Number(v) >= min && Number(v) <= max ? Number(v) : null);
+  const field = (name, parse) => (v) => { const x = parse(v); return x === null ? null : { [name]: x }; };
+  bind('instances', 'input', field('instances', count(1, 50)));
+  bind('seed', 'change', field('seed', count(0, Number.MAX_SAFE_INTEGER)));
+  bind('balancer', 'change', field('balancer', (v) => v));
+  bind('users', 'change', field('users', count(1, 1000000)));
+  const rate = () => { const v = $('rate').value.trim(); return /^[0-9]+(\.[0-9]+)?$/.test(v) ? { rate: `${v}/${$('rate-unit').value}` } : null; };
+  bind('rate', 'change', rate);
+  bind('rate-unit', 'change', rate);
+  bind('limit', 'change', field('limit', count(1, 1e12)));
+  bind('window', 'change', field('window', (v) => v));
+  bind('skew', 'input', field('skewMs', count(0, 3600000)));
+  bind('fault', 'change', field('fault', (v) => v));
+  bind('fault-at', 'change', field('faultAt', (v) => (v.trim() === '' || durationSeconds(v) !== null ? v.trim() : null)));
+  bind('fault-for', 'change', field('faultFor', (v) => (v.trim() === '' || durationSeconds(v) !== null ? v.trim() : null)));
+  bind('slow-ms', 'change', field('slowMs', count(0, 3600000)));
+  bind('on-error', 'change', field('onError', (v) => v));
+  for (let i = 0; i < MAX_SLOTS; i++) {
+    $(`slot-${i}`).addEventListener('change', () => { setSlot(i, $(`slot-${i}`).value); changed(); });
+    $(`slot-${i}-params`).addEventListener('change', (e) => {
+      if (!e.target.dataset.param) return;
+      setParam(i, e.target.dataset.param, e.target.value);
+      changed();
+    });
+  }
+}
+
+function setup() {
+  $('preset').innerHTML = RLSIM_PRESETS.map((p) => `<option value="${escapeHtml(p.name)}">${escapeHtml(p.name)}</option>`).join('');
+  options($('balancer'), BALANCERS);
+  $('preset').addEventListener('change', () => {
+    Object.assign(state, DEFAULT_STATE, { preset: $('preset').value });
+    changed();
   });
-  $('outage').addEventListener('change', () => { state.outage = $('outage').checked; state.custom = null; changed(); });
-  $('on-error').addEventListener('change', () => { state.onError = $('on-error').value; state.custom = null; changed(); });
-  $('run-json').addEventListener('click', () => { state.custom = $('editor').value; changed(); });
+  setupControls();
+  $('run-json').addEventListener('click', () => {
+    requestedAt = performance.now();
+    state.custom = $('editor').value;
+    renderControls();
+    writeHash();
+    requestRun();
+  });
   $('download').addEventListener('click', download);
   $('hide').addEventListener('click', () => { state.hidden = !state.hidden; renderControls(); writeHash(); });
   $('presenter').addEventListener('click', () => { state.presenter = !state.presenter; renderControls(); writeHash(); });
@@ -344,21 +574,33 @@ function setup() {
     else if (e.key === 'h') { state.hidden = !state.hidden; renderControls(); writeHash(); }
     else if (e.key === 'p') { state.presenter = !state.presenter; renderControls(); writeHash(); }
   });
+  // A permalink pasted into this tab changes only the hash: apply it. (writeHash's replaceState
+  // fires no hashchange.)
+  window.addEventListener('hashchange', () => {
+    requestedAt = performance.now();
+    readHash();
+    renderControls();
+    requestRun();
+  });
   readHash();
   renderControls();
   requestRun();
 }
 
-// For tests and embedding: the scenario the controls describe, the shown answer, and a promise
-// that resolves (with the latency in ms) once the latest change's answer is on screen.
+// For tests and embedding: the scenario the controls describe, the shown answer, and promises
+// that resolve (with the latency in ms) once the latest change's first answer (a preview or the
+// full run) and its full answer are on screen.
+const settled = () => !workers.full.job && !resultIsPreview && shownScenario === scenarioText();
 window.rlsimPage = {
   scenario: scenarioText,
   shownScenario: () => shownScenario,
   result: () => result,
+  preview: () => resultIsPreview,
   state: () => Object.assign({}, state),
-  idle: () => !busy && !pending && shownScenario === scenarioText(),
-  whenIdle: () => new Promise((resolve) => {
-    if (!busy && !pending && shownScenario === scenarioText()) resolve(lastLatencyMs); else idleWaiters.push(resolve);
+  idle: settled,
+  whenIdle: () => new Promise((resolve) => { if (settled()) resolve(lastLatencyMs); else idleWaiters.push(resolve); }),
+  whenShown: () => new Promise((resolve) => {
+    if (wanted && firstShownId === wanted.id) resolve(firstLatencyMs); else shownWaiters.push(resolve);
   }),
   lastLatencyMs: () => lastLatencyMs,
 };

@@ -1,19 +1,16 @@
 // The engine's Web Worker (docs/web.md): runs one scenario per message so the page never blocks.
-// assemble.js prepends the engine's JavaScript (createRlsimEngine) to this text in a Blob.
+// assemble.js prepends the engine's JavaScript (createRlsimEngine) to this text in a Blob. The
+// engine is compiled as soon as the worker starts, so a spare worker is ready when it is needed.
 /* global createRlsimEngine */
-let engine = null;
-
-function fresh() {
-  engine = createRlsimEngine();
-  return engine;
-}
+let engine = createRlsimEngine();
 
 self.onmessage = async (event) => {
   const { id, scenario, options } = event.data;
-  const started = performance.now();
   let out;
+  let started = performance.now();
   try {
-    const M = await (engine || fresh());
+    const M = await (engine || (engine = createRlsimEngine()));
+    started = performance.now();
     const ptr = M.ccall('rlsim_run', 'number', ['string', 'string'], [scenario, JSON.stringify(options || {})]);
     out = JSON.parse(M.UTF8ToString(ptr));
     M._free(ptr);
