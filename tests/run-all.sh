@@ -141,7 +141,7 @@ src/web/build.sh build-web
 node tests/web/engine-parity.js
 (cd tests/web && npm ci --no-audit --no-fund --loglevel=error)
 node tests/web/page-test.js
-node tests/web/bench.js build/rlsim build-web/rlsim-engine.js 200000
+node tests/web/bench.js build/rlsim build-web/rlsim-engine.js 200000 1
 phase "the page: WebAssembly build, parity with the CLI, headless Chromium"
 # Every committed report (reports/*/report.html and the sweeps' sweep.html, regenerated above) in
 # the same Chromium at 1280x720: nothing overflows the page, every table fits its box, every
