@@ -157,6 +157,19 @@ TEST_CASE("the live view shows redis-outage's outage: banner, errors, fallbacks,
   CHECK_THAT(narrow, Contains("keys: p pause"));
 }
 
+TEST_CASE("the live view names a failover and its phases") {
+  const Scenario scenario =
+      load_scenario(std::string(RLSIM_SOURCE_DIR) + "/scenarios/redis-failover.json");
+  // The failover starts at 1:10: down after 5 s, promoted 1 s later, clients back 1 s after that.
+  CHECK(live_banner(scenario, 69'999'999).empty());
+  const auto banner = live_banner(scenario, 72'000'000);
+  REQUIRE(banner.size() == 1);
+  CHECK(banner[0] ==
+        "!! REDIS FAILOVER from 1m10.0s to 1m17.0s, 5.0s left: primary lost with 500ms of "
+        "writes; detected at +5s, promoted at +6s, clients back at +7s");
+  CHECK(live_banner(scenario, 77'000'000).empty());
+}
+
 TEST_CASE("24 instances fit 80 columns, and the autoscaler's choice is shown") {
   Scenario scenario =
       load_scenario(std::string(RLSIM_SOURCE_DIR) + "/scenarios/overshoot-10x.json");

@@ -178,6 +178,15 @@ LiveFaultText live_fault_text(const Scenario& scenario, const FaultSpec& fault) 
     case FaultType::kInstanceCrash:
       return {"INSTANCES CRASHED",
               live_instances_hit(fault) + (fault.restarts ? ", restarting" : ", not restarted")};
+    case FaultType::kRedisFailover:
+      // The phases as docs/faults.md#redis_failover names them, from the fault's start.
+      return {"REDIS FAILOVER" + scope,
+              fmt::format("primary lost with {} of writes; detected at +{}, promoted at +{}, "
+                          "clients back at +{}",
+                          format_duration(fault.replication_lag_us),
+                          format_duration(fault.down_after_us),
+                          format_duration(fault.down_after_us + fault.promotion_us),
+                          format_duration(fault.for_us))};
     default:
       return live_clock_fault_text(fault);
   }

@@ -14,9 +14,8 @@ std::string escape_controls_keeping(std::string_view text, bool keep_line_breaks
     const bool c1 = byte == 0xc2 && i + 1 < text.size() &&
                     static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
                     static_cast<unsigned char>(text[i + 1]) <= 0x9f;
-    if (keep_line_breaks && (byte == '\n' || byte == '\t')) {
-      out += text[i];
-    } else if (byte < 0x20 || byte == 0x7f) {
+    const bool kept = keep_line_breaks && (byte == '\n' || byte == '\t');
+    if (!kept && (byte < 0x20 || byte == 0x7f)) {
       out += fmt::format("\\x{:02x}", byte);
     } else if (c1) {
       out += fmt::format("\\xc2\\x{:02x}", static_cast<unsigned char>(text[++i]));
