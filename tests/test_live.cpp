@@ -78,6 +78,15 @@ struct Watched {
     session->add_observer(*watch);
     session->advance_to(at_us);
   }
+  // A session left mid-run still has requests in flight (coroutine frames waiting on Redis):
+  // stopping it decides them, as the live view does on `q`, so nothing is leaked.
+  ~Watched() {
+    if (session) session->stop();
+  }
+  Watched(Watched&&) = default;
+  Watched& operator=(Watched&&) = default;
+  Watched(const Watched&) = delete;
+  Watched& operator=(const Watched&) = delete;
 };
 
 std::string screen_at(const Scenario& scenario, TimeUs at_us, const LiveScreen& screen,
