@@ -199,6 +199,7 @@ TEST_CASE("24 instances fit 80 columns, and the autoscaler's choice is shown") {
   INFO(text);
   CHECK_THAT(text, Contains("    HPA at "));
   CHECK_THAT(text, Contains(" per pod vs target "));
+  runs.clear();  // stopped while `hpa`, declared after them, still lives
 }
 
 TEST_CASE("rlsim run --live writes the same report files, with plain lines off a terminal") {
