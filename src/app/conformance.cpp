@@ -740,6 +740,14 @@ std::size_t compare_scenarios(const ConformanceOptions& options, int embedded_no
       std::cout << fmt::format("  skipped {}: an embedded Redis Cluster (docs/cluster.md)\n", path);
       continue;
     }
+    // A failover needs a replica rlsim drives, which a real server is not (docs/faults.md).
+    if (std::any_of(scenario.faults.begin(), scenario.faults.end(), [](const FaultSpec& fault) {
+          return fault.type == FaultType::kRedisFailover;
+        })) {
+      std::cout << fmt::format("  skipped {}: redis_failover is embedded-only (docs/faults.md)\n",
+                               path);
+      continue;
+    }
     const auto strategies = resolve_strategies(scenario, path);
     Scenario real_scenario = scenario;
     real_scenario.redis.url = options.redis_url;
