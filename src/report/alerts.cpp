@@ -323,13 +323,9 @@ bool timelines_of(const std::vector<AlertTimeline>& timelines,
   return true;
 }
 
-}  // namespace
-
-std::vector<AlertTimeline> alert_timelines(const Scenario& scenario,
-                                           const StrategyResult& strategy) {
-  if (!strategy.alert_series) return {};
-  if (!scenario.alerts.empty() && timelines_of(strategy.alert_timelines, scenario.alerts))
-    return strategy.alert_timelines;
+// Every rule of the scenario over `strategy`'s series, evaluated now. REQUIRES: an alert series.
+std::vector<AlertTimeline> evaluate_timelines(const Scenario& scenario,
+                                              const StrategyResult& strategy) {
   const std::vector<const NodeResult*> nodes = nodes_of(strategy);
   std::vector<AlertTimeline> out;
   // Each distinct (metric, window, ratio) is computed once: 64 rules that differ only in their
@@ -346,9 +342,17 @@ std::vector<AlertTimeline> alert_timelines(const Scenario& scenario,
   return out;
 }
 
+}  // namespace
+
+std::vector<AlertTimeline> alert_timelines(const Scenario& scenario,
+                                           const StrategyResult& strategy) {
+  if (!strategy.alert_series) return {};
+  if (timelines_of(strategy.alert_timelines, scenario.alerts)) return strategy.alert_timelines;
+  return evaluate_timelines(scenario, strategy);
+}
+
 void evaluate_alerts(const Scenario& scenario, StrategyResult& strategy) {
-  strategy.alert_timelines.clear();
-  strategy.alert_timelines = alert_timelines(scenario, strategy);
+  if (strategy.alert_series) strategy.alert_timelines = evaluate_timelines(scenario, strategy);
 }
 
 std::vector<ChartMarker> alert_markers(const Scenario& scenario, const StrategyResult& strategy,
