@@ -231,6 +231,23 @@ TEST_CASE("redis_failover on a real Redis exits 2 before connecting: it is embed
   CHECK_THAT(outcome.err, Contains("redis_failover is embedded-only"));
 }
 
+TEST_CASE("redis_failover on an embedded cluster's node 1 exits 2 with --redis-cluster") {
+  // Before, only node 0's failover was refused: node 1's reached the fault injector, which found
+  // no replica to promote (a check failure, exit 1).
+  const Workspace ws;
+  json scenario = json::parse(read_file(kScenarios / "redis-failover.json"));
+  scenario["redis"]["cluster"] = {{"nodes", 3}};
+  scenario["faults"] = json::array({scenario["faults"][0]});
+  scenario["faults"][0]["nodes"] = {1};
+  scenario.erase("expect");
+  write_file(ws.dir / "node1.json", scenario.dump());
+  REQUIRE(ws.rlsim("validate node1.json").status == 0);
+  const auto outcome = ws.rlsim("run node1.json --redis-cluster 127.0.0.1:1");
+  CHECK(outcome.status == 2);
+  CHECK(count_char(outcome.err, '\n') == 1);
+  CHECK_THAT(outcome.err, Contains("redis_failover is embedded-only"));
+}
+
 TEST_CASE("a nonexistent scenario file exits 2 naming the file") {
   const Workspace ws;
   for (const std::string command : {"validate", "run"}) {

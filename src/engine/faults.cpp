@@ -37,7 +37,11 @@ std::optional<FaultWindowResult::Failover> failover_result(
 
 std::unique_ptr<DataStore> make_front_store(const Scenario& scenario) {
   const auto lag_us = failover_replication_lag(scenario, 0);
-  if (lag_us && (!scenario.redis.url.empty() || !scenario.redis.cluster_url.empty()))
+  // Any node's failover, not only node 0's: a real cluster's node 1 has no replica rlsim drives.
+  const bool fails_over =
+      std::any_of(scenario.faults.begin(), scenario.faults.end(),
+                  [](const FaultSpec& fault) { return fault.type == FaultType::kRedisFailover; });
+  if (fails_over && (!scenario.redis.url.empty() || !scenario.redis.cluster_url.empty()))
     throw RunError(
         "redis_failover is embedded-only: it needs a replica rlsim drives, run it without --redis",
         RunErrorKind::kBadInput);
