@@ -40,6 +40,11 @@ bool struct_is_alnum(int c) {
   return struct_is_digit(static_cast<char>(c)) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+// b B h H l L T i I: integers, lower case signed.
+bool struct_is_integer(int opt) {
+  return opt > 0 && opt < 128 && std::strchr("bBhHlLTiI", opt) != nullptr;
+}
+
 // The decimal count after an option (its size, or '!'s alignment), or `fallback` when none.
 int struct_read_count(lua_State* L, const char** fmt, int fallback) {
   if (!struct_is_digit(**fmt)) return fallback;
@@ -160,38 +165,31 @@ void struct_put_bytes(luaL_Buffer* out, const unsigned char* native, std::size_t
   }
 }
 
+// A float or double, in the requested order.
+template <typename Float>
+void struct_put_float(luaL_Buffer* out, Float value, StructOrder order) {
+  unsigned char native[sizeof value];
+  std::memcpy(native, &value, sizeof value);
+  struct_put_bytes(out, native, sizeof value, order);
+}
+
 // Packs one item (or applies a control option); returns the bytes it added after its padding.
 std::size_t struct_pack_item(lua_State* L, luaL_Buffer* out, int opt, const char** fmt,
                              StructLayout* layout, int* arg, std::size_t bytes) {
+  if (struct_is_integer(opt)) {
+    struct_put_integer(L, out, (*arg)++, layout->order, bytes);
+    return bytes;
+  }
   switch (opt) {
-    case 'b':
-    case 'B':
-    case 'h':
-    case 'H':
-    case 'l':
-    case 'L':
-    case 'T':
-    case 'i':
-    case 'I':
-      struct_put_integer(L, out, (*arg)++, layout->order, bytes);
-      return bytes;
     case 'x':
       luaL_addchar(out, '\0');
       return bytes;
-    case 'f': {
-      const auto value = static_cast<float>(luaL_checknumber(L, (*arg)++));
-      unsigned char native[sizeof value];
-      std::memcpy(native, &value, sizeof value);
-      struct_put_bytes(out, native, sizeof value, layout->order);
+    case 'f':
+      struct_put_float(out, static_cast<float>(luaL_checknumber(L, (*arg)++)), layout->order);
       return bytes;
-    }
-    case 'd': {
-      const double value = luaL_checknumber(L, (*arg)++);
-      unsigned char native[sizeof value];
-      std::memcpy(native, &value, sizeof value);
-      struct_put_bytes(out, native, sizeof value, layout->order);
+    case 'd':
+      struct_put_float(out, luaL_checknumber(L, (*arg)++), layout->order);
       return bytes;
-    }
     case 'c':
     case 's': {
       std::size_t length = 0;
@@ -217,10 +215,13 @@ int struct_pack(lua_State* L) {
   StructLayout layout;
   int arg = 2;
   std::size_t total = 0;
+  // Redis pushes a nil between the arguments and the buffer's pieces, and scripts can see it: a
+  // missing argument is then "got nil", not "got no value".
+  lua_pushnil(L);
   luaL_Buffer out;
   luaL_buffinit(L, &out);
   while (*fmt != '\0') {
-    const int opt = *fmt++;
+    const int opt = static_cast<unsigned char>(*fmt++);  // as a byte: same texts as Redis
     const std::size_t bytes = struct_item_bytes(L, opt, &fmt);
     const std::size_t padding = struct_padding(total, layout, opt, bytes);
     for (std::size_t i = 0; i < padding; ++i) luaL_addchar(&out, '\0');
@@ -255,6 +256,16 @@ void struct_get_bytes(const char* data, unsigned char* native, std::size_t bytes
   }
 }
 
+// The float or double at `data`, stored in the requested order.
+template <typename Float>
+lua_Number struct_get_float(const char* data, StructOrder order) {
+  unsigned char native[sizeof(Float)];
+  struct_get_bytes(data, native, sizeof native, order);
+  Float value = 0;
+  std::memcpy(&value, native, sizeof value);
+  return value;
+}
+
 void struct_check_room(lua_State* L, std::size_t length, std::size_t pos, std::size_t bytes) {
   luaL_argcheck(L, bytes <= length && pos <= length - bytes, 2, "data string too short");
 }
@@ -263,7 +274,7 @@ void struct_check_room(lua_State* L, std::size_t length, std::size_t pos, std::s
 std::size_t struct_take_previous_length(lua_State* L, int* results, std::size_t length,
                                         std::size_t pos) {
   if (*results == 0 || !lua_isnumber(L, -1)) luaL_error(L, "format 'c0' needs a previous size");
-  const std::size_t bytes = struct_double_to_u64(lua_tonumber(L, -1));
+  const auto bytes = static_cast<std::size_t>(struct_double_to_u64(lua_tonumber(L, -1)));
   lua_pop(L, 1);
   --*results;
   struct_check_room(L, length, pos, bytes);
@@ -275,41 +286,21 @@ std::size_t struct_take_previous_length(lua_State* L, int* results, std::size_t 
 std::size_t struct_unpack_item(lua_State* L, int opt, const char** fmt, StructLayout* layout,
                                const char* data, std::size_t length, std::size_t pos,
                                std::size_t bytes, int* results) {
+  if (struct_is_integer(opt)) {
+    const bool is_signed = opt >= 'a' && opt <= 'z';
+    lua_pushnumber(L, struct_get_integer(data + pos, layout->order, is_signed, bytes));
+    ++*results;
+    return bytes;
+  }
   switch (opt) {
-    case 'b':
-    case 'B':
-    case 'h':
-    case 'H':
-    case 'l':
-    case 'L':
-    case 'T':
-    case 'i':
-    case 'I': {
-      const bool is_signed = opt >= 'a' && opt <= 'z';
-      lua_pushnumber(L, struct_get_integer(data + pos, layout->order, is_signed, bytes));
-      ++*results;
-      return bytes;
-    }
     case 'x':
       return bytes;
-    case 'f': {
-      unsigned char native[kStructFloatBytes];
-      struct_get_bytes(data + pos, native, sizeof native, layout->order);
-      float value = 0;
-      std::memcpy(&value, native, sizeof value);
-      lua_pushnumber(L, value);
+    case 'f':
+    case 'd':
+      lua_pushnumber(L, opt == 'f' ? struct_get_float<float>(data + pos, layout->order)
+                                   : struct_get_float<double>(data + pos, layout->order));
       ++*results;
       return bytes;
-    }
-    case 'd': {
-      unsigned char native[kStructDoubleBytes];
-      struct_get_bytes(data + pos, native, sizeof native, layout->order);
-      double value = 0;
-      std::memcpy(&value, native, sizeof value);
-      lua_pushnumber(L, value);
-      ++*results;
-      return bytes;
-    }
     case 'c':
       if (bytes == 0) bytes = struct_take_previous_length(L, results, length, pos);
       lua_pushlstring(L, data + pos, bytes);
@@ -340,7 +331,7 @@ int struct_unpack(lua_State* L) {
   StructLayout layout;
   int results = 0;
   while (*fmt != '\0') {
-    const int opt = *fmt++;
+    const int opt = static_cast<unsigned char>(*fmt++);  // as a byte: same texts as Redis
     const std::size_t bytes = struct_item_bytes(L, opt, &fmt);
     pos += struct_padding(pos, layout, opt, bytes);
     struct_check_room(L, length, pos, bytes);
@@ -356,7 +347,7 @@ int struct_size(lua_State* L) {
   StructLayout layout;
   std::size_t total = 0;
   while (*fmt != '\0') {
-    const int opt = *fmt++;
+    const int opt = static_cast<unsigned char>(*fmt++);  // as a byte: same texts as Redis
     const std::size_t bytes = struct_item_bytes(L, opt, &fmt);
     total += struct_padding(total, layout, opt, bytes);
     if (opt == 's') {
