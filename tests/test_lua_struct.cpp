@@ -1,5 +1,6 @@
 // Redis's struct library in the embedded Lua (redis/lua_struct.cpp). Expected texts were checked
-// against redis-server 7.0.15; test_redis_parity runs 153 cases against a server.
+// against redis-server 7.0.15; test_redis_parity runs 153 cases and 6,000 random ones against a
+// server.
 #include <catch2/catch.hpp>
 
 #include "core/sha1.h"

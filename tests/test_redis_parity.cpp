@@ -1066,3 +1066,82 @@ TEST_CASE("mock and real Redis agree on struct: every option, alignment, convers
   for (const char* body : bodies) script.push_back({"EVAL", prelude + body, "0"});
   check_same_replies(real, mock, script);
 }
+
+// Random formats (every option, counts, alignments) with arguments and data to match, drawn by
+// math.random, which is Redis's generator on both (the same sequence): each line of the reply is
+// one format through pack, unpack (of the packed string or of random bytes, at a random offset)
+// and size, errors included.
+constexpr const char* kStructRandomCases = R"lua(math.randomseed(tonumber(ARGV[1]))
+local options = {'b', 'B', 'h', 'H', 'l', 'L', 'T', 'i', 'I', 'f', 'd', 'x', 'c', 's', ' ', '<', '>', '!', 'q'}
+local numbers = {1/0, -1/0, 0/0, 2^63, 2^64, -2^63, 0.5, -0.5, 2^53 + 1, '12', ' 0x1f ', 'z'}
+local function hex(s) return (s:gsub('.', function(c) return string.format('%02x', c:byte()) end)) end
+local function show(ok, ...)
+  local t = {tostring(ok)}
+  for i = 1, select('#', ...) do
+    local v = select(i, ...)
+    t[#t + 1] = (type(v) == 'string' and ok) and hex(v) or tostring(v)
+  end
+  return table.concat(t, ',')
+end
+local function number()
+  local r = math.random(4)
+  if r == 1 then return math.random(-300, 300) end
+  if r == 2 then return (math.random() - 0.5) * 2 ^ math.random(0, 70) end
+  if r == 3 then return math.random(0, 2^30) * math.random(1, 2^30) end
+  return numbers[math.random(#numbers)]
+end
+local out = {}
+for n = 1, tonumber(ARGV[2]) do
+  local fmt, args = {}, {}
+  for k = 1, math.random(1, 6) do
+    local o = options[math.random(#options)]
+    if o == 'c' or o == 's' then
+      args[#args + 1] = string.rep('a', math.random(0, 5)) .. (math.random(4) == 1 and '\0z' or '')
+    elseif o:match('[bBhHlLTiIfd]') then
+      args[#args + 1] = number()
+    end
+    if (o == 'i' or o == 'I' or o == 'c' or o == '!') and math.random(2) == 1 then
+      o = o .. math.random(0, 17)
+    end
+    fmt[k] = o
+  end
+  fmt = table.concat(fmt)
+  if math.random(8) == 1 then args[#args] = nil end
+  local packed = {pcall(struct.pack, fmt, unpack(args))}
+  local data = {}
+  for k = 1, math.random(0, 40) do data[k] = string.char(math.random(0, 255)) end
+  data = table.concat(data)
+  if packed[1] and math.random(4) > 1 then data = packed[2] end
+  local pos = nil
+  if math.random(3) == 1 then pos = math.random(-2, 6) end
+  out[n] = fmt .. ' | ' .. show(unpack(packed)) .. ' | ' .. show(pcall(struct.unpack, fmt, data, pos)) ..
+    ' | ' .. show(pcall(struct.size, fmt))
+end
+return table.concat(out, '\n')
+)lua";
+
+TEST_CASE("mock and real Redis agree on struct over random formats and data") {
+  RealRedis real(parity_port());
+  MockStore mock;
+  for (const char* seed : {"1", "2", "3"}) {
+    const Command command = {"EVAL", kStructRandomCases, "0", seed, "2000"};
+    const Reply expected = real.run(command);
+    const Reply actual = mock.run(command, kEpochUnixUs);
+    REQUIRE(expected.type == Reply::Type::kBulk);
+    REQUIRE(actual.type == Reply::Type::kBulk);
+    std::size_t lines = 0, at_expected = 0, at_actual = 0;
+    while (at_expected < expected.text.size() || at_actual < actual.text.size()) {
+      const std::size_t end_expected =
+          std::min(expected.text.find('\n', at_expected), expected.text.size());
+      const std::size_t end_actual =
+          std::min(actual.text.find('\n', at_actual), actual.text.size());
+      INFO("seed " << seed << ", case " << lines + 1);
+      CHECK(actual.text.substr(at_actual, end_actual - at_actual) ==
+            expected.text.substr(at_expected, end_expected - at_expected));
+      at_expected = end_expected + 1;
+      at_actual = end_actual + 1;
+      ++lines;
+    }
+    CHECK(lines == 2000);
+  }
+}
