@@ -895,3 +895,253 @@ TEST_CASE("mock and real Redis agree on HMSET, LINDEX, LREM, RENAME, cjson and b
   check_same_replies(real, mock, script);
   real.run({"FLUSHALL"});
 }
+
+TEST_CASE("mock and real Redis agree on struct: every option, alignment, conversions, errors") {
+  RealRedis real(parity_port());
+  MockStore mock;
+  // hex shows packed bytes; show turns unpack's results (strings in hex) into one array, numbers
+  // through tostring so that fractions and the next position are compared exactly.
+  const std::string prelude =
+      "local function hex(s) return (s:gsub('.', function(c) "
+      "return string.format('%02x', c:byte()) end)) end "
+      "local function show(...) local t = {} for i = 1, select('#', ...) do "
+      "local v = select(i, ...) t[i] = type(v) == 'string' and hex(v) or tostring(v) end "
+      "return t end ";
+  const std::vector<const char*> bodies = {
+      R"lua(return hex(struct.pack('b', -1)))lua",
+      R"lua(return hex(struct.pack('B', 255)))lua",
+      R"lua(return hex(struct.pack('B', 256)))lua",
+      R"lua(return hex(struct.pack('b', 128)))lua",
+      R"lua(return hex(struct.pack('b', 3.7)))lua",
+      R"lua(return hex(struct.pack('>h', -2)))lua",
+      R"lua(return hex(struct.pack('<h', -2)))lua",
+      R"lua(return hex(struct.pack('<H', 65535)))lua",
+      R"lua(return hex(struct.pack('>H', 65536 + 2)))lua",
+      R"lua(return hex(struct.pack('>l', -3)))lua",
+      R"lua(return hex(struct.pack('<L', 2^40)))lua",
+      R"lua(return hex(struct.pack('>T', 123)))lua",
+      R"lua(return hex(struct.pack('<i', -5)))lua",
+      R"lua(return hex(struct.pack('>I', 7)))lua",
+      R"lua(return hex(struct.pack('>i1i2i3i4i5i6i7i8', 1, 2, 3, 4, 5, 6, 7, 8)))lua",
+      R"lua(return hex(struct.pack('<I3I5', 0x123456, 0x123456789a)))lua",
+      R"lua(return hex(struct.pack('>i12', -1)))lua",
+      R"lua(return hex(struct.pack('<I16', 2^60)))lua",
+      R"lua(return hex(struct.pack('>i32', -7)))lua",
+      R"lua(return hex(struct.pack('i0', 99)))lua",
+      R"lua(return hex(struct.pack('f', 1.5)))lua",
+      R"lua(return hex(struct.pack('>f', -2.25)))lua",
+      R"lua(return hex(struct.pack('<f', 1e40)))lua",
+      R"lua(return hex(struct.pack('>f', 0.1)))lua",
+      R"lua(return hex(struct.pack('d', 0.1)))lua",
+      R"lua(return hex(struct.pack('>d', -0)))lua",
+      R"lua(return hex(struct.pack('<d', 1/0)))lua",
+      R"lua(return hex(struct.pack('c3', 'abcd')))lua",
+      R"lua(return hex(struct.pack('c0', 'xyz')))lua",
+      R"lua(return hex(struct.pack('c', 'qr')))lua",
+      R"lua(return hex(struct.pack('s', 'hello')))lua",
+      R"lua(return hex(struct.pack('s', 'a\0b')))lua",
+      R"lua(return hex(struct.pack('x x', 1)))lua",
+      R"lua(return hex(struct.pack(' > < ')))lua",
+      R"lua(return hex(struct.pack('', 1, 2)))lua",
+      R"lua(return hex(struct.pack('!4 b i', 1, 2)))lua",
+      R"lua(return hex(struct.pack('!b h', 1, 2)))lua",
+      R"lua(return hex(struct.pack('!8 b d', 1, 2)))lua",
+      R"lua(return hex(struct.pack('!2 b l', 1, 2)))lua",
+      R"lua(return hex(struct.pack('!16 b d', 1, 2)))lua",
+      R"lua(return hex(struct.pack('! b i3 b i3', 1, 2, 3, 4)))lua",
+      R"lua(return hex(struct.pack('!4 c3 i', 'abc', 5)))lua",
+      R"lua(return hex(struct.pack('!4 s i', 'ab', 5)))lua",
+      R"lua(return hex(struct.pack('!4 b x i', 1, 5)))lua",
+      R"lua(return hex(struct.pack('!1 b d', 1, 2)))lua",
+      R"lua(return hex(struct.pack('>l', 2^64)))lua",
+      R"lua(return hex(struct.pack('>l', 1/0)))lua",
+      R"lua(return hex(struct.pack('>l', -1/0)))lua",
+      R"lua(return hex(struct.pack('>l', 0/0)))lua",
+      R"lua(return hex(struct.pack('>l', 1e300)))lua",
+      R"lua(return hex(struct.pack('>l', -1e300)))lua",
+      R"lua(return hex(struct.pack('>L', 2^63 + 4096)))lua",
+      R"lua(return hex(struct.pack('>L', 2^63)))lua",
+      R"lua(return hex(struct.pack('>l', -2^63)))lua",
+      R"lua(return hex(struct.pack('>l', 0.9)))lua",
+      R"lua(return hex(struct.pack('>l', -0.9)))lua",
+      R"lua(return hex(struct.pack('>i', 2^31)))lua",
+      R"lua(return hex(struct.pack('B', -1)))lua",
+      R"lua(return hex(struct.pack('i', '42')))lua",
+      R"lua(return hex(struct.pack('i', '0x10')))lua",
+      R"lua(return hex(struct.pack('c2', 42)))lua",
+      R"lua(return struct.pack('i', 'abc'))lua",
+      R"lua(return struct.pack('i'))lua",
+      R"lua(return struct.pack('ii', 1))lua",
+      R"lua(return struct.pack('c9000 i i i', string.rep('a', 9000), 1))lua",
+      R"lua(return #struct.pack('c20000 s', string.rep('a', 20000), 'b'))lua",
+      R"lua(return struct.pack())lua",
+      R"lua(return struct.pack(nil))lua",
+      R"lua(return struct.pack({}))lua",
+      R"lua(return struct.pack('i', {}))lua",
+      R"lua(return struct.pack('q'))lua",
+      R"lua(return struct.pack('i33'))lua",
+      R"lua(return struct.pack('I99999999999'))lua",
+      R"lua(return struct.pack('!3'))lua",
+      R"lua(return struct.pack('!0'))lua",
+      R"lua(return struct.pack('c5', 'ab'))lua",
+      R"lua(return struct.pack('c', ''))lua",
+      R"lua(return struct.pack('s'))lua",
+      R"lua(return struct.pack('b!3', 1))lua",
+      R"lua(return hex(struct.pack('i\0q', 1)))lua",
+      R"lua(return struct.pack('\200'))lua",
+      R"lua(return struct.pack(5))lua",
+      R"lua(return select(2, pcall(struct.pack, 'c5', 'ab')))lua",
+      R"lua(return show(struct.unpack('>I4I8', struct.pack('>I4I8', 7, 1700000000123))))lua",
+      R"lua(return show(struct.unpack('b B', '\255\255')))lua",
+      R"lua(return show(struct.unpack('<h >h <H >H', '\254\255\254\255\254\255\254\255')))lua",
+      R"lua(return show(struct.unpack('>l <L', '\255\255\255\255\255\255\255\253\255\255\255\255\255\255\255\255')))lua",
+      R"lua(return show(struct.unpack('T', '\1\0\0\0\0\0\0\0')))lua",
+      R"lua(return show(struct.unpack('>i3 >I3 <i3', '\128\0\0\128\0\0\0\0\128')))lua",
+      R"lua(return show(struct.unpack('>i9', '\0\0\0\0\0\0\0\0\128')))lua",
+      R"lua(return show(struct.unpack('>I9', '\1\0\0\0\0\0\0\0\128')))lua",
+      R"lua(return show(struct.unpack('<i16', string.rep('\255', 16))))lua",
+      R"lua(return show(struct.unpack('>i16', string.rep('\0', 8) .. string.rep('\255', 8))))lua",
+      R"lua(return show(struct.unpack('i0 I0', '')))lua",
+      R"lua(return show(struct.unpack('<f >f', '\0\0\192\63\64\16\0\0')))lua",
+      R"lua(return show(struct.unpack('<d', struct.pack('<d', 0.1))))lua",
+      R"lua(return show(struct.unpack('>d', struct.pack('>d', -1/0))))lua",
+      R"lua(return show(struct.unpack('c3 c0 x', 'abcdefg')))lua",
+      R"lua(return show(struct.unpack('c1 c0', '2abc')))lua",
+      R"lua(return show(struct.unpack('b c0', '\255abc')))lua",
+      R"lua(return show(struct.unpack('B c0', '\0abc')))lua",
+      R"lua(return show(struct.unpack('d c0', string.rep('\255', 8) .. 'abc')))lua",
+      R"lua(return show(struct.unpack('c0', 'abc')))lua",
+      R"lua(return show(struct.unpack('s s', 'ab\0\0rest')))lua",
+      R"lua(return show(struct.unpack('s', 'abc')))lua",
+      R"lua(return show(struct.unpack('x', '')))lua",
+      R"lua(return show(struct.unpack('', 'abc')))lua",
+      R"lua(return show(struct.unpack('', 'abc', 5)))lua",
+      R"lua(return show(struct.unpack(' ', 'abc', 5)))lua",
+      R"lua(return show(struct.unpack('b', 'abc', 3)))lua",
+      R"lua(return show(struct.unpack('b', 'abc', 4)))lua",
+      R"lua(return show(struct.unpack('i4', 'abc')))lua",
+      R"lua(return show(struct.unpack('f', 'xxxxxxxxxxxxx', -3)))lua",
+      R"lua(return show(struct.unpack('f', 'xxxxxxxxxxxxx', 0)))lua",
+      R"lua(return show(struct.unpack('b', 'abc', 2.7)))lua",
+      R"lua(return show(struct.unpack('b', 'abc', '2')))lua",
+      R"lua(return show(struct.unpack('b', 'abc', 'x')))lua",
+      R"lua(return show(struct.unpack('!4 b i', '\1\0\0\0\2\0\0\0')))lua",
+      R"lua(return show(struct.unpack('!4 b i', '\1\0\0\0\2\0\0\0', 2)))lua",
+      R"lua(return show(struct.unpack('!8 b d', struct.pack('!8 b d', 1, 2.5))))lua",
+      R"lua(return show(struct.unpack('i', 1234)))lua",
+      R"lua(return show(struct.unpack('q', 'abc')))lua",
+      R"lua(return show(struct.unpack('i99', string.rep('a', 99))))lua",
+      R"lua(return show(struct.unpack('!5', 'a')))lua",
+      R"lua(return show(struct.unpack()))lua",
+      R"lua(return show(struct.unpack('b')))lua",
+      R"lua(return select('#', struct.unpack('bb', 'ab')))lua",
+      R"lua(return select('#', struct.unpack(string.rep('b', 7000), string.rep('x', 7000))))lua",
+      R"lua(return select('#', struct.unpack(string.rep('b', 9000), string.rep('x', 9000))))lua",
+      R"lua(return struct.size(''))lua",
+      R"lua(return struct.size('b B h H l L T i I f d x'))lua",
+      R"lua(return struct.size('i3 I7 c10 c'))lua",
+      R"lua(return struct.size('!4 b i3 b i3'))lua",
+      R"lua(return struct.size('!bd'))lua",
+      R"lua(return struct.size('!2 b l'))lua",
+      R"lua(return struct.size('!q'))lua",
+      R"lua(return struct.size('q'))lua",
+      R"lua(return struct.size('?'))lua",
+      R"lua(return struct.size('s'))lua",
+      R"lua(return struct.size('c0'))lua",
+      R"lua(return struct.size('i33'))lua",
+      R"lua(return struct.size('!6'))lua",
+      R"lua(return struct.size('< > !2 h b'))lua",
+      R"lua(return struct.size(42))lua",
+      R"lua(return struct.size())lua",
+      R"lua(return {type(struct), type(struct.pack), type(struct.unpack), type(struct.size), tostring(struct._VERSION)})lua",
+      R"lua(return select(2, pcall(function() struct.x = 1 end)))lua",
+      R"lua(return select(2, pcall(function() struct.pack = nil end)))lua",
+      R"lua(return select(2, pcall(rawset, struct, 'x', 1)))lua",
+      R"lua(struct.x = 1)lua",
+      R"lua(return select(2, pcall(struct.unpack, 'i4', 'abc')))lua",
+      R"lua(return select(2, pcall(struct.size, 's')))lua",
+      R"lua(return select(2, pcall(struct.unpack, 'c0', 'abc')))lua",
+  };
+  std::vector<Command> script;
+  for (const char* body : bodies) script.push_back({"EVAL", prelude + body, "0"});
+  check_same_replies(real, mock, script);
+}
+
+// Random formats (every option, counts, alignments) with arguments and data to match, drawn by
+// math.random, which is Redis's generator on both (the same sequence): each line of the reply is
+// one format through pack, unpack (of the packed string or of random bytes, at a random offset)
+// and size, errors included.
+constexpr const char* kStructRandomCases = R"lua(math.randomseed(tonumber(ARGV[1]))
+local options = {'b', 'B', 'h', 'H', 'l', 'L', 'T', 'i', 'I', 'f', 'd', 'x', 'c', 's', ' ', '<', '>', '!', 'q'}
+local numbers = {1/0, -1/0, 0/0, 2^63, 2^64, -2^63, 0.5, -0.5, 2^53 + 1, '12', ' 0x1f ', 'z'}
+local function hex(s) return (s:gsub('.', function(c) return string.format('%02x', c:byte()) end)) end
+local function show(ok, ...)
+  local t = {tostring(ok)}
+  for i = 1, select('#', ...) do
+    local v = select(i, ...)
+    t[#t + 1] = (type(v) == 'string' and ok) and hex(v) or tostring(v)
+  end
+  return table.concat(t, ',')
+end
+local function number()
+  local r = math.random(4)
+  if r == 1 then return math.random(-300, 300) end
+  if r == 2 then return (math.random() - 0.5) * 2 ^ math.random(0, 70) end
+  if r == 3 then return math.random(0, 2^30) * math.random(1, 2^30) end
+  return numbers[math.random(#numbers)]
+end
+local out = {}
+for n = 1, tonumber(ARGV[2]) do
+  local fmt, args = {}, {}
+  for k = 1, math.random(1, 6) do
+    local o = options[math.random(#options)]
+    if o == 'c' or o == 's' then
+      args[#args + 1] = string.rep('a', math.random(0, 5)) .. (math.random(4) == 1 and '\0z' or '')
+    elseif o:match('[bBhHlLTiIfd]') then
+      args[#args + 1] = number()
+    end
+    if (o == 'i' or o == 'I' or o == 'c' or o == '!') and math.random(2) == 1 then
+      o = o .. math.random(0, 17)
+    end
+    fmt[k] = o
+  end
+  fmt = table.concat(fmt)
+  if math.random(8) == 1 then args[#args] = nil end
+  local packed = {pcall(struct.pack, fmt, unpack(args))}
+  local data = {}
+  for k = 1, math.random(0, 40) do data[k] = string.char(math.random(0, 255)) end
+  data = table.concat(data)
+  if packed[1] and math.random(4) > 1 then data = packed[2] end
+  local pos = nil
+  if math.random(3) == 1 then pos = math.random(-2, 6) end
+  out[n] = fmt .. ' | ' .. show(unpack(packed)) .. ' | ' .. show(pcall(struct.unpack, fmt, data, pos)) ..
+    ' | ' .. show(pcall(struct.size, fmt))
+end
+return table.concat(out, '\n')
+)lua";
+
+TEST_CASE("mock and real Redis agree on struct over random formats and data") {
+  RealRedis real(parity_port());
+  MockStore mock;
+  for (const char* seed : {"1", "2", "3"}) {
+    const Command command = {"EVAL", kStructRandomCases, "0", seed, "2000"};
+    const Reply expected = real.run(command);
+    const Reply actual = mock.run(command, kEpochUnixUs);
+    REQUIRE(expected.type == Reply::Type::kBulk);
+    REQUIRE(actual.type == Reply::Type::kBulk);
+    std::size_t lines = 0, at_expected = 0, at_actual = 0;
+    while (at_expected < expected.text.size() || at_actual < actual.text.size()) {
+      const std::size_t end_expected =
+          std::min(expected.text.find('\n', at_expected), expected.text.size());
+      const std::size_t end_actual =
+          std::min(actual.text.find('\n', at_actual), actual.text.size());
+      INFO("seed " << seed << ", case " << lines + 1);
+      CHECK(actual.text.substr(at_actual, end_actual - at_actual) ==
+            expected.text.substr(at_expected, end_expected - at_expected));
+      at_expected = end_expected + 1;
+      at_actual = end_actual + 1;
+      ++lines;
+    }
+    CHECK(lines == 2000);
+  }
+}

@@ -189,6 +189,17 @@ constexpr const char* kCjsonPcall =
     "local ok, v = pcall(cjson.decode, ARGV[1])\n"
     "if ok then return v.n + 1 end\n"
     "return -1";
+// struct as limiter scripts use it: a counter and a time packed into one binary value, stored
+// and read back, plus the edges whose results and error texts Redis's library defines.
+constexpr const char* kStruct =
+    "local packed = struct.pack('>I4I8', ARGV[1], ARGV[2])\n"
+    "redis.call('SET', KEYS[1], packed)\n"
+    "local count, at, next_pos = struct.unpack('>I4I8', redis.call('GET', KEYS[1]))\n"
+    "return {#packed, count, at, next_pos, struct.size('!8 b d i3 h'),\n"
+    "  {struct.unpack('<h B c0 s', struct.pack('<h B c0 s', -2, 3, 'abc', 'zz'))},\n"
+    "  struct.pack('!4 b i2 c2 x f d l', -1, 258, 'ok', 0.5, -0.25, 2 ^ 53),\n"
+    "  select(2, pcall(struct.unpack, 'i4', 'abc')), select(2, pcall(struct.pack, 'q')),\n"
+    "  select(2, pcall(struct.size, 'i33')), select(2, pcall(struct.unpack, 'b', 'x', 0))}";
 
 Command eval(const char* script, std::vector<std::string> keys, std::vector<std::string> args) {
   Command c = {"EVAL", script, std::to_string(keys.size())};
@@ -614,6 +625,7 @@ void add_library_steps(CorpusBuilder& b) {
   b.now(eval(kBit, {}, {}));
   b.now(eval(kCjsonPcall, {}, {R"({"n": 41})"}));
   b.now(eval(kCjsonPcall, {}, {"not json"}));
+  b.now(eval(kStruct, {"st"}, {"7", "1700000000123"}));
   // The expiry boundary: Redis keeps a key through the millisecond it expires in (db.c
   // keyIsExpired: now > when), and deletes at once a key given an expiry at the current one.
   b.now({"SET", "eb", "v", "PX", "10"});
