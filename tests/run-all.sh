@@ -27,6 +27,8 @@ phase "install the Debian packages"
 clang-format --dry-run --Werror src/*/*.h src/*/*.cpp tests/*.cpp tests/*.h tests/fuzz/*.cpp
 # No include cycle between modules of src/, and each layer includes only the layers below it.
 python3 tests/check-includes.py
+# Each test file in a namespace of its own: the tests are compiled as a unity build.
+python3 tests/check-test-namespaces.py
 phase "format and include checks"
 
 jobs=$(nproc)

@@ -11,6 +11,8 @@
 #include "report/alerts.h"
 #include "scenario/load.h"
 
+namespace rlsim_test_alerts {
+
 using namespace rlsim;
 
 namespace {
@@ -324,3 +326,5 @@ TEST_CASE("alerts: redis-outage, the lesson's alerts against a 20 s black hole a
   REQUIRE(spike.firings[0].resolved_us);
   CHECK(*spike.firings[0].resolved_us > 200 * kUsPerS);  // Redis back at 3:20: admissions again
 }
+
+}  // namespace rlsim_test_alerts

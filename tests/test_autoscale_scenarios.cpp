@@ -5,6 +5,8 @@
 
 #include "test_util.h"
 
+namespace rlsim_test_autoscale_scenarios {
+
 using namespace rlsim;
 using rlsim::testing::by_label;
 
@@ -60,3 +62,5 @@ TEST_CASE("autoscale-dos-admitted: on admitted traffic the attack buys no instan
   CHECK(by_label(result, "in_memory").totals.allowed == 180 * 20);
   CHECK(by_label(result, "redis_fixed_window").totals.allowed == 180 * 10);
 }
+
+}  // namespace rlsim_test_autoscale_scenarios

@@ -8,6 +8,8 @@
 #include "scenario/error.h"
 #include "test_util.h"
 
+namespace rlsim_test_autoscaler {
+
 using namespace rlsim;
 using nlohmann::json;
 
@@ -136,3 +138,5 @@ TEST_CASE("autoscaler: the loader checks its fields") {
   CHECK(error_of(j).rfind("f.json: instances.autoscale.metric.cpu_per_admitted: unknown field",
                           0) == 0);
 }
+
+}  // namespace rlsim_test_autoscaler

@@ -12,6 +12,8 @@
 #include "engine/expect.h"
 #include "scenario/load.h"
 
+namespace rlsim_test_check {
+
 using namespace rlsim;
 using Catch::Contains;
 using Catch::StartsWith;
@@ -562,3 +564,5 @@ TEST_CASE("shell_quote leaves safe words alone and quotes the rest") {
   CHECK(shell_quote("it's") == "'it'\\''s'");
   CHECK(shell_quote("") == "''");
 }
+
+}  // namespace rlsim_test_check

@@ -20,6 +20,8 @@
 
 #include "strategy/registry.h"
 
+namespace rlsim_test_cli {
+
 namespace fs = std::filesystem;
 using Catch::Contains;
 using Catch::StartsWith;
@@ -1325,3 +1327,5 @@ TEST_CASE("a script calling a command the embedded Redis lacks exits 4 naming th
   CHECK_THAT(metrics["script_error_texts"][0].get<std::string>(),
              StartsWith("ERR Unknown Redis command called from script"));
 }
+
+}  // namespace rlsim_test_cli

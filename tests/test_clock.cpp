@@ -9,6 +9,8 @@
 #include "test_util.h"
 #include "world/clock.h"
 
+namespace rlsim_test_clock {
+
 using namespace rlsim;
 using rlsim::testing::by_label;
 using rlsim::testing::StrategyHarness;
@@ -315,3 +317,5 @@ TEST_CASE("the JSON report has a clock section only when the scenario configures
   CHECK_FALSE(has_clock(""));
   CHECK(has_clock(R"({"offsets": ["5ms"]})"));
 }
+
+}  // namespace rlsim_test_clock

@@ -16,6 +16,8 @@
 #include "test_util.h"
 #include "world/clock.h"
 
+namespace rlsim_test_clock_faults {
+
 using namespace rlsim;
 using rlsim::testing::by_label;
 using rlsim::testing::run_text;
@@ -429,3 +431,5 @@ TEST_CASE("ntp slew in a run: a 100 ms jump slewed at 500 ppm stays off far long
   CHECK(std::abs(last_error(stepped)) <= 1000);
   CHECK(last_error(slewed) == 100'000 - 45'000);
 }
+
+}  // namespace rlsim_test_clock_faults

@@ -18,6 +18,8 @@
 #include "test_util.h"
 #include "world/clock.h"
 
+namespace rlsim_test_clock_nodes {
+
 using namespace rlsim;
 using Catch::Contains;
 
@@ -413,3 +415,5 @@ TEST_CASE("local_budget and token_reservation take a clock source: the claim's w
     }
   }
 }
+
+}  // namespace rlsim_test_clock_nodes

@@ -12,6 +12,8 @@
 #include "scenario/load.h"
 #include "test_util.h"
 
+namespace rlsim_test_cluster {
+
 using namespace rlsim;
 
 namespace {
@@ -299,3 +301,5 @@ TEST_CASE("cluster: the two-key token bucket decides as the hash one, tagged on 
   CHECK(untagged_cluster.totals.errors == untagged_cluster.totals.offered);
   CHECK(untagged_cluster.totals.allowed == untagged_cluster.totals.offered);
 }
+
+}  // namespace rlsim_test_cluster

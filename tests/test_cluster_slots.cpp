@@ -2,6 +2,8 @@
 
 #include "redis/cluster_slots.h"
 
+namespace rlsim_test_cluster_slots {
+
 using namespace rlsim;
 
 // Expected slots are what `redis-cli -p PORT CLUSTER KEYSLOT KEY` answers on redis-server 7.0
@@ -41,3 +43,5 @@ TEST_CASE("command_slot finds a command's keys and detects CROSSSLOT", "[cluster
   CHECK(command_slot({"EVAL", "return 1", "0", "foo"}) == kNoKeySlot);
   CHECK(command_slot({"EVAL", "return 1", "x", "foo"}) == kNoKeySlot);  // bad numkeys: no key
 }
+
+}  // namespace rlsim_test_cluster_slots

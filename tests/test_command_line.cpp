@@ -12,6 +12,8 @@
 #include "app/subcommand.h"
 #include "cli_dir.h"
 
+namespace rlsim_test_command_line {
+
 using Catch::Contains;
 using rlsim::testing::CliDir;
 
@@ -121,3 +123,5 @@ TEST_CASE("the bash completion completes subcommands, options, scenarios and str
   CHECK(complete("rlsim list -") == "--help\n-h\n");
   CHECK(complete("rlsim list \"\"") == "\n");  // no arguments to offer
 }
+
+}  // namespace rlsim_test_command_line

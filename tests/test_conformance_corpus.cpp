@@ -13,6 +13,8 @@
 #include "redis/mock_store.h"
 #include "redis/time_commands.h"
 
+namespace rlsim_test_conformance_corpus {
+
 using namespace rlsim;
 
 namespace {
@@ -89,3 +91,5 @@ TEST_CASE("the corpus calls the functions of cjson, bit and struct that limiter 
     }));
   }
 }
+
+}  // namespace rlsim_test_conformance_corpus

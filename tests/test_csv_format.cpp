@@ -3,6 +3,8 @@
 
 #include "log_test_util.h"
 
+namespace rlsim_test_csv_format {
+
 using namespace rlsim;
 using rlsim::testing::keyed_spec;
 using rlsim::testing::read_log;
@@ -51,3 +53,5 @@ TEST_CASE("csv: malformed lines say what is wrong") {
   CHECK(log.bad_examples[4].reason ==
         "the time \"soon\" is neither seconds nor an ISO 8601 date-time");
 }
+
+}  // namespace rlsim_test_csv_format

@@ -7,6 +7,8 @@
 #include "scenario/load.h"
 #include "world/deployment.h"
 
+namespace rlsim_test_deployment {
+
 using namespace rlsim;
 
 namespace {
@@ -86,3 +88,5 @@ TEST_CASE("deployment: with a cluster, the front routes and each key has its nod
     CHECK(&deployment.node_of_key(key) == &cluster->node(cluster->node_of_key(key)));
   CHECK(deployment.totals().keys == 0);
 }
+
+}  // namespace rlsim_test_deployment

@@ -3,6 +3,8 @@
 #include "report/report.h"
 #include "test_util.h"
 
+namespace rlsim_test_determinism {
+
 using namespace rlsim;
 
 namespace {
@@ -70,3 +72,5 @@ TEST_CASE("a scenario cut short after loading runs as the shorter scenario does"
   CHECK(got.decision_digest == expected.decision_digest);
   CHECK(got.redis_keys_at_end == expected.redis_keys_at_end);
 }
+
+}  // namespace rlsim_test_determinism

@@ -26,6 +26,8 @@
 #include "real/real_store.h"
 #include "signal_run.h"
 
+namespace rlsim_test_fake_redis {
+
 using namespace rlsim;
 using Catch::Contains;
 using rlsim::testing::CliDir;
@@ -408,3 +410,5 @@ TEST_CASE("Ctrl-C twice while rlsim waits on a silent server: exit 130 at once")
   CHECK_THAT(dir.err(), Contains("interrupted again: exiting without a report"));
   CHECK_FALSE(std::filesystem::exists(dir.path / "r" / "report.json"));
 }
+
+}  // namespace rlsim_test_fake_redis

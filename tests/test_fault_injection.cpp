@@ -5,6 +5,8 @@
 
 #include "world/fault_injection.h"
 
+namespace rlsim_test_fault_injection {
+
 using namespace rlsim;
 
 namespace {
@@ -102,3 +104,5 @@ TEST_CASE("fault effects: a partition of listed instances sets no node condition
   CHECK(none.rtt_multiplier == 1.0);
   CHECK(none.added_rtt_us == 0);
 }
+
+}  // namespace rlsim_test_fault_injection

@@ -10,6 +10,8 @@
 #include "report/result_json.h"
 #include "test_util.h"
 
+namespace rlsim_test_fault_report {
+
 using namespace rlsim;
 using Catch::Matchers::Contains;
 using nlohmann::json;
@@ -125,3 +127,5 @@ TEST_CASE("fault table: a hot key that may be counted high says what is certain"
       Contains(fmt::format("hot keys: {} ({} ops, at least {})", top["key"].get<std::string>(),
                            top["ops"].get<int>(), top["ops_min"].get<int>())));
 }
+
+}  // namespace rlsim_test_fault_report

@@ -7,6 +7,8 @@
 #include "report/result_json.h"
 #include "scenario/load.h"
 
+namespace rlsim_test_fault_scenarios {
+
 using namespace rlsim;
 using nlohmann::json;
 
@@ -285,3 +287,5 @@ TEST_CASE("redis-failover: the lag's increments lost and admitted again, next to
   CHECK(bucket[0]["after"]["excess"] == 1);
   CHECK(bucket[1]["after"]["excess"] == 88);
 }
+
+}  // namespace rlsim_test_fault_scenarios

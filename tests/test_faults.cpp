@@ -13,6 +13,8 @@
 #include "scenario/load.h"
 #include "strategy/registry.h"
 
+namespace rlsim_test_faults {
+
 using namespace rlsim;
 using nlohmann::json;
 
@@ -518,3 +520,5 @@ TEST_CASE("faults: redis_slow past the timeout: the fault's calls time out, INCR
   // Every INCR sent ran on the server, the timed-out ones included.
   CHECK(r.extra["redis_node"]["commandstats"]["INCR"] == 40);
 }
+
+}  // namespace rlsim_test_faults

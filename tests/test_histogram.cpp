@@ -2,6 +2,8 @@
 
 #include "core/histogram.h"
 
+namespace rlsim_test_histogram {
+
 using namespace rlsim;
 
 TEST_CASE("small values are exact") {
@@ -55,3 +57,5 @@ TEST_CASE("an empty histogram reports zero") {
   CHECK(h.quantile(0.99) == 0);
   CHECK(h.max() == 0);
 }
+
+}  // namespace rlsim_test_histogram

@@ -5,6 +5,8 @@
 
 #include "world/hpa.h"
 
+namespace rlsim_test_hpa {
+
 using namespace rlsim;
 
 namespace {
@@ -126,3 +128,5 @@ TEST_CASE("hpa: minReplicas and maxReplicas bound the count and name the reason"
   CHECK(d.desired == 3);
   CHECK(std::string(d.reason) == "FailedGetMetrics");
 }
+
+}  // namespace rlsim_test_hpa

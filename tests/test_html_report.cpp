@@ -10,6 +10,8 @@
 #include "report/html_report.h"
 #include "test_util.h"
 
+namespace rlsim_test_html_report {
+
 using namespace rlsim;
 
 namespace {
@@ -707,3 +709,5 @@ TEST_CASE("utilization ticks read as percent and the axis ends at 100%") {
   CHECK(svg.find(">0%</text>") != std::string::npos);
   CHECK(svg.find("busy (% of the time)") != std::string::npos);
 }
+
+}  // namespace rlsim_test_html_report

@@ -6,6 +6,8 @@
 
 #include "test_util.h"
 
+namespace rlsim_test_hybrid_scenarios {
+
 using namespace rlsim;
 using rlsim::testing::by_label;
 
@@ -123,3 +125,5 @@ TEST_CASE("local-budget: about 100x fewer Redis calls, paid in waste and carried
   CHECK(rt(reservation) > rt(budget));
   CHECK(metric(reservation, "give_backs") > 0);
 }
+
+}  // namespace rlsim_test_hybrid_scenarios

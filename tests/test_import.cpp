@@ -4,6 +4,8 @@
 
 #include "import_util.h"
 
+namespace rlsim_test_import {
+
 using namespace rlsim;
 using namespace rlsim::testing;
 
@@ -44,3 +46,5 @@ TEST_CASE("import: one product at a time, a format given or told from the conten
   REQUIRE(two.limits.size() == 2);
   CHECK(two.files == std::vector<std::string>{"a.yaml", "b.yaml"});
 }
+
+}  // namespace rlsim_test_import

@@ -11,6 +11,8 @@
 #include "import/config_file.h"
 #include "scenario/error.h"
 
+namespace rlsim_test_import_config_file {
+
 using namespace rlsim;
 
 namespace {
@@ -72,3 +74,5 @@ TEST_CASE("config files: typed fields refuse other types at the value's position
   CHECK(bool_field(file, file.root, "d") == true);
   CHECK_FALSE(number_field(file, file.root, "missing").has_value());
 }
+
+}  // namespace rlsim_test_import_config_file

@@ -5,6 +5,8 @@
 #include "import/directives.h"
 #include "scenario/error.h"
 
+namespace rlsim_test_import_directives {
+
 using namespace rlsim;
 
 TEST_CASE("directives: nginx words, quotes, comments, blocks and positions") {
@@ -39,3 +41,5 @@ TEST_CASE("directives: HAProxy lines grouped by section") {
                                                         "sc_http_req_rate(0)", "gt", "10", "}"});
   CHECK(directives[2].line == 6);
 }
+
+}  // namespace rlsim_test_import_directives

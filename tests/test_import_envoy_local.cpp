@@ -4,6 +4,8 @@
 
 #include "import_util.h"
 
+namespace rlsim_test_import_envoy_local {
+
 using namespace rlsim;
 using namespace rlsim::testing;
 
@@ -80,3 +82,5 @@ TEST_CASE("envoy_local import: what Envoy refuses is refused") {
   CHECK_THROWS_WITH(import_text("static_resources: {}\n", "envoy.yaml", "envoy_local"),
                     Catch::StartsWith("envoy.yaml: no HTTP local_ratelimit filter"));
 }
+
+}  // namespace rlsim_test_import_envoy_local

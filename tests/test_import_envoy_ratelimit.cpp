@@ -5,6 +5,8 @@
 
 #include "import_util.h"
 
+namespace rlsim_test_import_envoy_ratelimit {
+
 using namespace rlsim;
 using namespace rlsim::testing;
 
@@ -76,3 +78,5 @@ TEST_CASE("envoy_ratelimit import: what the service refuses is refused") {
       import_text("domain: d\ndescriptors:\n  - value: v\n", "config.yaml", "envoy_ratelimit"),
       "config.yaml:3:5: key: descriptor has empty key");
 }
+
+}  // namespace rlsim_test_import_envoy_ratelimit

@@ -6,6 +6,8 @@
 #include "import_util.h"
 #include "scenario/error.h"
 
+namespace rlsim_test_import_haproxy {
+
 using namespace rlsim;
 using namespace rlsim::testing;
 
@@ -52,3 +54,5 @@ TEST_CASE("haproxy import: ge thresholds, header keys, no peers, and incomplete 
     CHECK_THROWS_AS(import_text(bad, "bad.cfg", "haproxy"), ScenarioError);
   }
 }
+
+}  // namespace rlsim_test_import_haproxy

@@ -5,6 +5,8 @@
 #include "import/imported.h"
 #include "scenario/load.h"
 
+namespace rlsim_test_import_imported {
+
 using namespace rlsim;
 
 TEST_CASE("imported scenario: sources and defaults as comments, accepted by the loader") {
@@ -51,3 +53,5 @@ TEST_CASE("imported scenario: a global limit's rate is shared by the users, limi
   CHECK(scenario_name_of(".hidden/../x") == "_hidden_.._x");
   CHECK(scenario_name_of("") == "import");
 }
+
+}  // namespace rlsim_test_import_imported

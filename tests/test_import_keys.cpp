@@ -3,6 +3,8 @@
 
 #include "import/keys.h"
 
+namespace rlsim_test_import_keys {
+
 using namespace rlsim;
 
 TEST_CASE("import keys: names of client identities, addresses and paths") {
@@ -34,3 +36,5 @@ TEST_CASE("import keys: a descriptor counts per its varying entries, user first"
         "client identity, address or path)");
   CHECK(descriptor_text({{"a", "b"}, {"c", ""}}) == "a_b.c");
 }
+
+}  // namespace rlsim_test_import_keys

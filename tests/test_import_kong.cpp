@@ -5,6 +5,8 @@
 
 #include "import_util.h"
 
+namespace rlsim_test_import_kong {
+
 using namespace rlsim;
 using namespace rlsim::testing;
 
@@ -141,3 +143,5 @@ TEST_CASE("kong import: what Kong refuses is refused at its line and column") {
         "kong.yml: no enabled rate-limiting plugin (global, or under a service, route or "
         "consumer)");
 }
+
+}  // namespace rlsim_test_import_kong

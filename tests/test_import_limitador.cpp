@@ -5,6 +5,8 @@
 
 #include "import_util.h"
 
+namespace rlsim_test_import_limitador {
+
 using namespace rlsim;
 using namespace rlsim::testing;
 
@@ -68,3 +70,5 @@ TEST_CASE("limitador import: namespaces, variables and fields the model cannot t
                                 {{"flush-period", "soon"}}),
                     "--setting flush-period: expected an integer from 1 to 3600000, got \"soon\"");
 }
+
+}  // namespace rlsim_test_import_limitador

@@ -6,6 +6,8 @@
 #include "import_util.h"
 #include "scenario/error.h"
 
+namespace rlsim_test_import_nginx {
+
 using namespace rlsim;
 using namespace rlsim::testing;
 
@@ -63,3 +65,5 @@ TEST_CASE("nginx import: rates per minute, several zones, and what nginx refuses
     CHECK_THROWS_AS(import_text(bad, "bad.conf", "nginx"), ScenarioError);
   }
 }
+
+}  // namespace rlsim_test_import_nginx

@@ -3,6 +3,8 @@
 
 #include "world/instances.h"
 
+namespace rlsim_test_instances {
+
 using namespace rlsim;
 
 namespace {
@@ -104,3 +106,5 @@ TEST_CASE("clock offsets come from the list, then from the spread") {
   CHECK(std::abs(pool.get(2).clock_offset_us) <= 50);
   CHECK(pool.get(0).local_unix_us(1000) == kEpochUnixUs + 1250);
 }
+
+}  // namespace rlsim_test_instances

@@ -3,6 +3,8 @@
 
 #include "log_test_util.h"
 
+namespace rlsim_test_jsonl_format {
+
 using namespace rlsim;
 using rlsim::testing::keyed_spec;
 using rlsim::testing::read_log;
@@ -56,3 +58,5 @@ TEST_CASE("envoy: the JSON access log with Envoy's field names and RL flag") {
   CHECK(log.lines[0].value(LogSlot::kInstance) == "10.0.1.2:8080");
   CHECK(logged_denied(log.lines[0].value(LogSlot::kVerdict), {"RL"}));
 }
+
+}  // namespace rlsim_test_jsonl_format

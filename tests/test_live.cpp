@@ -11,6 +11,8 @@
 #include "engine/commands.h"
 #include "test_util.h"
 
+namespace rlsim_test_live {
+
 namespace fs = std::filesystem;
 using Catch::Contains;
 using namespace rlsim;
@@ -240,3 +242,5 @@ TEST_CASE("an ordinary run on a terminal shows a progress line, then the same re
   CHECK(testing::read_text_file(cli.path / "plain" / "report.json") ==
         testing::read_text_file(cli.path / "tty" / "report.json"));
 }
+
+}  // namespace rlsim_test_live

@@ -5,6 +5,8 @@
 #include "scenario/load.h"
 #include "test_util.h"
 
+namespace rlsim_test_load_replay {
+
 using namespace rlsim;
 
 namespace {
@@ -126,3 +128,5 @@ TEST_CASE("replay-nginx.json: production's verdicts reproduced by its own limite
   CHECK(other.logged_denied_but_admitted == 0);
   CHECK(other.logged_admitted_but_denied == in_memory.totals.limits.at(0).excess);
 }
+
+}  // namespace rlsim_test_load_replay

@@ -13,6 +13,8 @@
 #include "log_test_util.h"
 #include "logs/nginx_format.h"
 
+namespace rlsim_test_log_reader {
+
 using namespace rlsim;
 using rlsim::testing::keyed_spec;
 using rlsim::testing::read_log;
@@ -141,3 +143,5 @@ TEST_CASE("[.bench] reading CSV and nginx logs, lines per second", "[.bench]") {
       kLines);
   std::printf("nginx with $msec (replay-nginx.json's format): %.2f M lines/s\n", msec / 1e6);
 }
+
+}  // namespace rlsim_test_log_reader

@@ -3,6 +3,8 @@
 
 #include "logs/log_time.h"
 
+namespace rlsim_test_log_time {
+
 using namespace rlsim;
 
 namespace {
@@ -52,3 +54,5 @@ TEST_CASE("a CSV or JSON Lines time is seconds or ISO 8601") {
   CHECK(parse_log_time_us("2025-12-06T05:46:40Z") == kSampleUs);
   CHECK_FALSE(parse_log_time_us("yesterday"));
 }
+
+}  // namespace rlsim_test_log_time

@@ -10,6 +10,8 @@
 #include "core/sha1.h"
 #include "redis/mock_store.h"
 
+namespace rlsim_test_lua {
+
 using namespace rlsim;
 
 namespace {
@@ -454,3 +456,5 @@ TEST_CASE("redis.set_repl, REPL_*, breakpoint and debug behave as outside a debu
         "REPL_NONE." +
             where(bad));
 }
+
+}  // namespace rlsim_test_lua

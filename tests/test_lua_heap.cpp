@@ -6,6 +6,8 @@
 
 #include "redis/lua_heap.h"
 
+namespace rlsim_test_lua_heap {
+
 using rlsim::LuaHeap;
 
 namespace {
@@ -67,3 +69,5 @@ TEST_CASE("LuaHeap gives aligned, distinct blocks and reuses freed ones") {
   void* grown = heap.resize(blocks[20], 21, 32);
   CHECK(grown == blocks[20]);
 }
+
+}  // namespace rlsim_test_lua_heap

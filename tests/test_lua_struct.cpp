@@ -6,6 +6,8 @@
 #include "core/sha1.h"
 #include "redis/mock_store.h"
 
+namespace rlsim_test_lua_struct {
+
 using namespace rlsim;
 
 namespace {
@@ -156,3 +158,5 @@ TEST_CASE("struct is a global, read-only table as in Redis") {
   CHECK(struct_eval(store, "return select(2, pcall(rawset, struct, 'x', 1))") ==
         "\"Attempt to modify a readonly table\"");
 }
+
+}  // namespace rlsim_test_lua_struct

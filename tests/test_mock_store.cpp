@@ -5,6 +5,8 @@
 
 #include "redis/mock_store.h"
 
+namespace rlsim_test_mock_store {
+
 using namespace rlsim;
 
 namespace {
@@ -497,3 +499,5 @@ TEST_CASE("HMSET, LINDEX, LREM, RENAME and RENAMENX answer as Redis 7.0") {
   CHECK(show(store, {"EXISTS", "n"}, kT0 + 101 * kUsPerS) == "(integer) 0");
   CHECK(store.key_count() == 1);  // the list l
 }
+
+}  // namespace rlsim_test_mock_store

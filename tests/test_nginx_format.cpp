@@ -5,6 +5,8 @@
 #include "log_test_util.h"
 #include "logs/nginx_format.h"
 
+namespace rlsim_test_nginx_format {
+
 using namespace rlsim;
 using rlsim::testing::read_log;
 
@@ -105,3 +107,5 @@ TEST_CASE("haproxy: the HTTP log after its syslog header") {
   CHECK(log.lines[0].value(LogSlot::kVerdict) == "429");
   CHECK(log.lines[1].value(LogSlot::kEndpoint) == "/a");
 }
+
+}  // namespace rlsim_test_nginx_format

@@ -3,6 +3,8 @@
 
 #include "redis/node_stats.h"
 
+namespace rlsim_test_node_stats {
+
 using namespace rlsim;
 
 TEST_CASE("node stats: commandstats and the keys of each command kind") {
@@ -81,3 +83,5 @@ TEST_CASE("node stats: without a run end every execution counts as in the run") 
   CHECK(stats.busy_in_run_us() == 20);
   CHECK(stats.free_at_us() == 5'000'020);
 }
+
+}  // namespace rlsim_test_node_stats

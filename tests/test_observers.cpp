@@ -7,6 +7,8 @@
 #include "engine/run.h"
 #include "scenario/load.h"
 
+namespace rlsim_test_observers {
+
 using namespace rlsim;
 
 namespace {
@@ -75,3 +77,5 @@ TEST_CASE("observers: an added observer sees every arrival and decision, in orde
   CHECK(observed.decision_digest == plain.decision_digest);
   CHECK(observed.totals.allowed == plain.totals.allowed);
 }
+
+}  // namespace rlsim_test_observers

@@ -5,6 +5,8 @@
 
 #include "report/openmetrics.h"
 
+namespace rlsim_test_openmetrics {
+
 using namespace rlsim;
 
 namespace {
@@ -245,3 +247,5 @@ rlsim_excess_total{scenario="t",strategy="s",limit="second"} 0 1750031997
 rlsim_excess_total{scenario="t",strategy="s",limit="second"} 5 1750032004
 )") != std::string::npos);
 }
+
+}  // namespace rlsim_test_openmetrics

@@ -5,6 +5,8 @@
 #include "oracle/oracle.h"
 #include "oracle/rolling_log.h"
 
+namespace rlsim_test_oracle {
+
 using namespace rlsim;
 
 namespace {
@@ -566,3 +568,5 @@ TEST_CASE(
   CHECK(metrics.rolling_overshoot == static_cast<double>(brute_max) / static_cast<double>(limit));
   CHECK(metrics.wrongly_allowed == brute_wrongly_allowed);
 }
+
+}  // namespace rlsim_test_oracle

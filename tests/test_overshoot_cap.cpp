@@ -6,6 +6,8 @@
 #include "report/overshoot_cap.h"
 #include "test_util.h"
 
+namespace rlsim_test_overshoot_cap {
+
 using namespace rlsim;
 using rlsim::testing::by_label;
 using rlsim::testing::run_text;
@@ -73,3 +75,5 @@ TEST_CASE("a global key's offered rate is every user's together") {
   CHECK(cap->offered_per_window == Approx(150));
   CHECK_THAT(cap->reason, Catch::Contains("; all users send ~150 (7.5x)"));
 }
+
+}  // namespace rlsim_test_overshoot_cap

@@ -5,6 +5,8 @@
 
 #include "strategy/registry.h"
 
+namespace rlsim_test_params {
+
 using namespace rlsim;
 
 namespace {
@@ -168,3 +170,5 @@ TEST_CASE("params: check and bucket_shape read through the reader") {
   CHECK(given.capacity == 7);
   CHECK(given.refill_per_s == 3);
 }
+
+}  // namespace rlsim_test_params

@@ -22,6 +22,8 @@
 #include "redis_direct.h"
 #include "report/result_json.h"
 
+namespace rlsim_test_real_cluster {
+
 using namespace rlsim;
 
 namespace {
@@ -376,3 +378,5 @@ TEST_CASE("real cluster: redis_restart of one node empties only that node, as on
     CHECK(m.totals.series[1].max_per_key == 200);
   }
 }
+
+}  // namespace rlsim_test_real_cluster

@@ -17,6 +17,8 @@
 #include "private_redis.h"
 #include "real_redis_env.h"
 
+namespace rlsim_test_real_lost {
+
 using namespace rlsim;
 using Catch::Matchers::Contains;
 using rlsim::testing::CliDir;
@@ -112,3 +114,5 @@ TEST_CASE("kill -9 of the real Redis mid-run: the finished strategies reported, 
   const std::string html = read_text_file(dir.path / "cut" / "report.html");
   CHECK_THAT(html, Contains("PARTIAL REPORT") && Contains("not run: " + first_lost));
 }
+
+}  // namespace rlsim_test_real_lost

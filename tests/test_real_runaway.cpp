@@ -21,6 +21,8 @@
 #include "redis_direct.h"
 #include "scenario/load.h"
 
+namespace rlsim_test_real_runaway {
+
 using namespace rlsim;
 using Catch::Matchers::Contains;
 using rlsim::testing::CliDir;
@@ -184,3 +186,5 @@ TEST_CASE(
   CHECK_THAT(direct_command(direct.get(), {"PING"}), Contains("BUSY"));
   CHECK(direct_command(direct.get(), {"SCRIPT", "KILL"}).starts_with("UNKILLABLE"));
 }  // the private server is killed here
+
+}  // namespace rlsim_test_real_runaway

@@ -21,6 +21,8 @@
 #include "redis/time_commands.h"
 #include "redis_direct.h"
 
+namespace rlsim_test_real_store {
+
 using namespace rlsim;
 
 namespace {
@@ -482,3 +484,5 @@ TEST_CASE("real store: plain SETEX, PSETEX, GETEX, EXPIRETIME and MSET on the vi
   CHECK(direct.run({"GET", prefix + "m2"}) == "2");
   CHECK(direct.run({"EXISTS", "m1", "m2"}) == "0");  // only the prefixed keys
 }
+
+}  // namespace rlsim_test_real_store

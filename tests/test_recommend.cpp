@@ -5,6 +5,8 @@
 #include "app/recommend.h"
 #include "cli_dir.h"
 
+namespace rlsim_test_recommend {
+
 using namespace rlsim;
 
 namespace {
@@ -68,3 +70,5 @@ TEST_CASE("recommend: the command on a bundled replay, and without a replay grou
   CHECK(dir.rlsim("recommend '" + scenarios + "overshoot-10x.json'") == 2);
   CHECK_THAT(dir.err(), Catch::Contains("recommend needs a traffic group with replay"));
 }
+
+}  // namespace rlsim_test_recommend

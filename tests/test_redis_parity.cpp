@@ -11,6 +11,8 @@
 #include "core/sha1.h"
 #include "redis/mock_store.h"
 
+namespace rlsim_test_redis_parity {
+
 using namespace rlsim;
 
 namespace {
@@ -1145,3 +1147,5 @@ TEST_CASE("mock and real Redis agree on struct over random formats and data") {
     CHECK(lines == 2000);
   }
 }
+
+}  // namespace rlsim_test_redis_parity

@@ -7,6 +7,8 @@
 #include "test_util.h"
 #include "world/instances.h"
 
+namespace rlsim_test_regions {
+
 using namespace rlsim;
 using rlsim::testing::by_label;
 
@@ -143,3 +145,5 @@ TEST_CASE("multi-region.json: local over, global exact and slow, CRDT by replica
   const auto instant = rlsim::testing::run_text(s);
   CHECK(by_label(instant, "crdt_0").totals.limits[0].excess == 0);
 }
+
+}  // namespace rlsim_test_regions

@@ -6,6 +6,8 @@
 
 #include "cli_dir.h"
 
+namespace rlsim_test_replay_cli {
+
 using rlsim::testing::CliDir;
 using rlsim::testing::read_text_file;
 
@@ -84,3 +86,5 @@ TEST_CASE("cli: a sweep over a replay setting reads the log beside the scenario"
   CHECK(sweep.find(R"("mean": 4.0,)") != std::string::npos);
   CHECK(sweep.find("cannot read") == std::string::npos);
 }
+
+}  // namespace rlsim_test_replay_cli

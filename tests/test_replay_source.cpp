@@ -10,6 +10,8 @@
 #include "oracle/observer.h"
 #include "test_util.h"
 
+namespace rlsim_test_replay_source {
+
 using namespace rlsim;
 
 namespace {
@@ -203,3 +205,5 @@ TEST_CASE("replay: a log the opener cannot open fails the run with its name") {
   CHECK_THROWS_WITH(run_strategy(scenario, strategies.front(), 1),
                     "traffic group log: cannot read the log \"gone.csv\": no such file");
 }
+
+}  // namespace rlsim_test_replay_source

@@ -8,6 +8,8 @@
 #include "redis/mock_store.h"
 #include "redis/replicated_store.h"
 
+namespace rlsim_test_replicated_store {
+
 using namespace rlsim;
 
 namespace {
@@ -137,3 +139,5 @@ TEST_CASE("a store without a replica does not fail over") {
   MockStore store;
   CHECK_FALSE(store.fail_over(kT0).has_value());
 }
+
+}  // namespace rlsim_test_replicated_store

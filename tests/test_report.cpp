@@ -11,6 +11,8 @@
 #include "report/rounding.h"
 #include "test_util.h"
 
+namespace rlsim_test_report {
+
 using namespace rlsim;
 
 namespace {
@@ -240,3 +242,5 @@ TEST_CASE("the table, the verdict lines and report.json show one figure each: cl
 TEST_CASE("the table, the verdict lines and report.json show one figure each: local-budget") {
   check_one_figure_each("local-budget.json");
 }
+
+}  // namespace rlsim_test_report

@@ -6,6 +6,8 @@
 #include "strategy/resilience.h"
 #include "strategy_harness.h"
 
+namespace rlsim_test_resilience {
+
 using namespace rlsim;
 using State = CircuitBreaker::State;
 using Admit = CircuitBreaker::Admit;
@@ -222,3 +224,5 @@ TEST_CASE("resilience: parameters, aliases and their errors") {
   CHECK(resolve_error({{"breaker", {{"colour", 1}}}}) ==
         "breaker.colour: unknown field (expected one of: cooldown, failures, probes, window)");
 }
+
+}  // namespace rlsim_test_resilience

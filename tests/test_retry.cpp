@@ -6,6 +6,8 @@
 
 #include "world/retry.h"
 
+namespace rlsim_test_retry {
+
 using namespace rlsim;
 
 namespace {
@@ -139,3 +141,5 @@ TEST_CASE("a stopped run counts the retries due after the stop as cut, once") {
   CHECK(sink.requests.empty());
   CHECK(retries.result().cut == 1);  // fired, not sent
 }
+
+}  // namespace rlsim_test_retry

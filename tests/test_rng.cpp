@@ -2,6 +2,8 @@
 
 #include "core/rng.h"
 
+namespace rlsim_test_rng {
+
 using namespace rlsim;
 
 TEST_CASE("a stream is a pure function of seed, name and index") {
@@ -30,3 +32,5 @@ TEST_CASE("draws stay in range and have the right means") {
   CHECK(sum_uniform / n == Approx(0.5).epsilon(0.01));
   CHECK(sum_exp / n == Approx(3.0).epsilon(0.02));
 }
+
+}  // namespace rlsim_test_rng

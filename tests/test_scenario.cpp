@@ -14,6 +14,8 @@
 #include "engine/run.h"
 #include "scenario/load.h"
 
+namespace rlsim_test_scenario {
+
 using namespace rlsim;
 using Catch::Contains;
 using Catch::StartsWith;
@@ -1194,3 +1196,5 @@ TEST_CASE("a group with retry counts 1 + max times toward the offered-request bo
   CHECK_THAT(error_of(j), StartsWith("f.json: traffic: expected at most 200000000 offered "
                                      "requests in all, the groups offer about 216000000"));
 }
+
+}  // namespace rlsim_test_scenario

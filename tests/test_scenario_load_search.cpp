@@ -5,6 +5,8 @@
 #include "scenario/error.h"
 #include "scenario/load.h"
 
+namespace rlsim_test_scenario_load_search {
+
 using namespace rlsim;
 using Catch::Contains;
 
@@ -42,3 +44,5 @@ TEST_CASE("a search block of the wrong shape fails with its path") {
   CHECK_THROWS_WITH(parse_scenario(with_search(R"({"paced": "yes"})"), "s.json"),
                     Contains("search.paced: expected true or false"));
 }
+
+}  // namespace rlsim_test_scenario_load_search

@@ -10,6 +10,8 @@
 #include "app/scenario_settings.h"
 #include "scenario/error.h"
 
+namespace rlsim_test_scenario_settings {
+
 using namespace rlsim;
 using Catch::Contains;
 using nlohmann::ordered_json;
@@ -120,3 +122,5 @@ TEST_CASE("a setting the scenario rejects names the file, the settings and the J
                     Contains("instance: unknown field"));
   std::filesystem::remove(path);
 }
+
+}  // namespace rlsim_test_scenario_settings

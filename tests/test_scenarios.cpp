@@ -4,6 +4,8 @@
 #include "strategy/registry.h"
 #include "test_util.h"
 
+namespace rlsim_test_scenarios {
+
 using namespace rlsim;
 using rlsim::testing::by_label;
 
@@ -180,3 +182,5 @@ TEST_CASE("a 60 s sliding log at 400/s on one instance without skew: one admissi
   CHECK(log.limits[1].max_in_rolling <= 12001);
   CHECK(log.limits[1].rolling_overshoot < 1.0001);
 }
+
+}  // namespace rlsim_test_scenarios

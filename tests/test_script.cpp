@@ -14,6 +14,8 @@
 #include "strategy/registry.h"
 #include "strategy/script.h"
 
+namespace rlsim_test_script {
+
 using namespace rlsim;
 
 namespace {
@@ -236,3 +238,5 @@ TEST_CASE("the built-in scripts decide the same on the mock and on a real Redis"
   for (int w = 1750032000; w <= 1750032003; ++w)
     redis_cli(port, {"DEL", ns + "{c}:" + std::to_string(w)});
 }
+
+}  // namespace rlsim_test_script

@@ -10,6 +10,8 @@
 #include "redis/time_commands.h"
 #include "strategy/script.h"
 
+namespace rlsim_test_script_wrap {
+
 using namespace rlsim;
 
 namespace {
@@ -130,3 +132,5 @@ TEST_CASE("script wrap: every TTL- or time-bearing command of the table is renam
   CHECK(maps_time("getex"));
   CHECK_FALSE(maps_time("blpop"));
 }
+
+}  // namespace rlsim_test_script_wrap

@@ -3,6 +3,8 @@
 
 #include "search/bounds.h"
 
+namespace rlsim_test_search_bounds {
+
 using namespace rlsim;
 using Catch::Contains;
 using nlohmann::ordered_json;
@@ -64,3 +66,5 @@ TEST_CASE("an offset instance clock: no stated bound, with the reason") {
   CHECK_FALSE(analytic_bound(p, 4));
   CHECK_THAT(no_bound_reason(p), Contains("instance clocks are offset"));
 }
+
+}  // namespace rlsim_test_search_bounds

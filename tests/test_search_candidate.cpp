@@ -11,6 +11,8 @@
 #include "scenario/load.h"
 #include "search/candidate.h"
 
+namespace rlsim_test_search_candidate {
+
 using namespace rlsim;
 using Catch::Contains;
 using nlohmann::ordered_json;
@@ -82,3 +84,5 @@ TEST_CASE("the written scenario reruns to exactly the value found in memory") {
   CHECK(evaluate(written.expectations.at(0), whole).status == ExpectationOutcome::Status::kPassed);
   std::filesystem::remove_all(dir);
 }
+
+}  // namespace rlsim_test_search_candidate

@@ -5,6 +5,8 @@
 
 #include "cli_dir.h"
 
+namespace rlsim_test_search_cli {
+
 using Catch::Contains;
 using rlsim::testing::CliDir;
 
@@ -46,3 +48,5 @@ TEST_CASE("a search writes a scenario check passes; an unreachable goal exits 1"
                   "--over 'limits[0].limit=5..6' --budget 20 --out g") == 1);
   CHECK_THAT(dir.out(), Contains("not met"));
 }
+
+}  // namespace rlsim_test_search_cli

@@ -6,6 +6,8 @@
 #include "scenario/error.h"
 #include "search/dimension.h"
 
+namespace rlsim_test_search_dimension {
+
 using namespace rlsim;
 using Catch::Contains;
 using nlohmann::ordered_json;
@@ -71,3 +73,5 @@ TEST_CASE("a dimension's value in a scenario document") {
   CHECK(document_value(parse_dimension("--vary", "redis.timeout=1ms..1s"), document) ==
         std::nullopt);  // absent
 }
+
+}  // namespace rlsim_test_search_dimension

@@ -7,6 +7,8 @@
 #include "scenario/setting_path.h"
 #include "search/goal.h"
 
+namespace rlsim_test_search_goal {
+
 using namespace rlsim;
 using Catch::Contains;
 using nlohmann::ordered_json;
@@ -59,3 +61,5 @@ TEST_CASE("a sync_rate that meets the goal under the worst case found") {
   again.seed = 99;
   CHECK(run_search(problem, again, run_jobs_in_order).best_value <= 1.5);
 }
+
+}  // namespace rlsim_test_search_goal

@@ -7,6 +7,8 @@
 
 #include "search/mutate.h"
 
+namespace rlsim_test_search_mutate {
+
 using namespace rlsim;
 
 namespace {
@@ -84,3 +86,5 @@ TEST_CASE("mutations stay inside the space and depend only on the stream") {
   }
   CHECK(changed);
 }
+
+}  // namespace rlsim_test_search_mutate

@@ -4,6 +4,8 @@
 
 #include "search/search_report.h"
 
+namespace rlsim_test_search_report {
+
 using namespace rlsim;
 using Catch::Contains;
 using nlohmann::ordered_json;
@@ -49,3 +51,5 @@ TEST_CASE("the report shows found / bound, and says so loudly above the bound") 
   CHECK(search_json(findings)["bound"]["above_bound"] == true);
   CHECK_THAT(search_markdown(findings), Contains("trajectory.svg"));
 }
+
+}  // namespace rlsim_test_search_report

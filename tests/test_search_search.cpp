@@ -8,6 +8,8 @@
 #include "search/bounds.h"
 #include "search/search.h"
 
+namespace rlsim_test_search_search {
+
 using namespace rlsim;
 using nlohmann::ordered_json;
 
@@ -107,3 +109,5 @@ TEST_CASE("a declared strategy parameter is the candidate's: each runs with its 
   c.params = {1'000'000};
   CHECK(evaluate(p, c) > fast);  // a slower sync lets the nodes admit more
 }
+
+}  // namespace rlsim_test_search_search

@@ -4,6 +4,8 @@
 
 #include "search/shard.h"
 
+namespace rlsim_test_search_shard {
+
 using namespace rlsim;
 using Catch::Contains;
 using nlohmann::ordered_json;
@@ -57,3 +59,5 @@ TEST_CASE("a damaged candidate is refused with its field") {
   json["params"] = {2};  // two choices: 0 or 1
   CHECK_THROWS_WITH(candidate_from_json(json, p, "f.json"), Contains("candidate.params"));
 }
+
+}  // namespace rlsim_test_search_shard

@@ -4,6 +4,8 @@
 
 #include "search/shrink.h"
 
+namespace rlsim_test_search_shrink {
+
 using namespace rlsim;
 using nlohmann::ordered_json;
 
@@ -56,3 +58,5 @@ TEST_CASE("a shrunk case keeps 95% of the value with fewer requests and instance
   CHECK_FALSE(keeps(p, 3.7, 4.0, 0.95));
   CHECK(keeps(p, 3.8, 4.0, 0.95));
 }
+
+}  // namespace rlsim_test_search_shrink

@@ -5,6 +5,8 @@
 #include "scenario/load.h"
 #include "search/space.h"
 
+namespace rlsim_test_search_space {
+
 using namespace rlsim;
 using Catch::Contains;
 
@@ -106,3 +108,5 @@ TEST_CASE("set_instances moves requests above the count to instance % count") {
   CHECK(c.instances == 4);
   CHECK(c.arrivals == std::vector<SearchArrival>{{0, 1}, {1, 3}, {2, 1}});
 }
+
+}  // namespace rlsim_test_search_space

@@ -4,6 +4,8 @@
 #include "redis/mock_store.h"
 #include "redis/server.h"
 
+namespace rlsim_test_server {
+
 using namespace rlsim;
 
 namespace {
@@ -447,3 +449,5 @@ TEST_CASE("a pipeline refilled from a finished one sends only the new commands")
   CHECK(replies[2][0].elements[0].text == "1");
   CHECK(replies[2][0].elements[2].text == "3");
 }
+
+}  // namespace rlsim_test_server

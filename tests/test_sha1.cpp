@@ -3,6 +3,8 @@
 
 #include "core/sha1.h"
 
+namespace rlsim_test_sha1 {
+
 using rlsim::sha1_hex;
 
 TEST_CASE("SHA-1 of the FIPS 180 and RFC 3174 test vectors") {
@@ -28,3 +30,5 @@ TEST_CASE("SHA-1 names a script as Redis does") {
   // `redis-cli SCRIPT LOAD "return 1"` on Redis 7.0.
   CHECK(sha1_hex("return 1") == "e0e1f9fabfc9d4800c877a703b823ac0578ff8db");
 }
+
+}  // namespace rlsim_test_sha1

@@ -8,6 +8,8 @@
 #include "report/shadow_report.h"
 #include "test_util.h"
 
+namespace rlsim_test_shadow {
+
 using namespace rlsim;
 using rlsim::testing::by_label;
 using rlsim::testing::run_text;
@@ -263,3 +265,5 @@ TEST_CASE("a scenario without retry reports no retries and keeps its decisions")
   const RunResult with_retry = run_text(retrying);
   CHECK(by_label(with_retry, "shadow").decision_digest == by_label(run, "shadow").decision_digest);
 }
+
+}  // namespace rlsim_test_shadow

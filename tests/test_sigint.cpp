@@ -12,6 +12,8 @@
 #include "scenario/load.h"
 #include "signal_run.h"
 
+namespace rlsim_test_sigint {
+
 using Catch::Contains;
 using rlsim::testing::CliDir;
 using rlsim::testing::Exit;
@@ -120,3 +122,5 @@ TEST_CASE("finish_interruptible without a watch runs to the end even if a stop w
   CHECK_FALSE(again.stopped_at_us);
   CHECK(again.decision_digest == plain.decision_digest);
 }
+
+}  // namespace rlsim_test_sigint

@@ -15,6 +15,8 @@
 #include "scenario/load.h"
 #include "signal_run.h"
 
+namespace rlsim_test_sigint_grid {
+
 using Catch::Contains;
 using nlohmann::json;
 using rlsim::testing::CliDir;
@@ -161,3 +163,5 @@ TEST_CASE("mark_partial: strategies not started, none cut: a notice without a ti
   mark_partial(result, strategies);
   CHECK_FALSE(result.partial);
 }
+
+}  // namespace rlsim_test_sigint_grid

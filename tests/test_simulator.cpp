@@ -3,6 +3,8 @@
 
 #include "core/simulator.h"
 
+namespace rlsim_test_simulator {
+
 using namespace rlsim;
 
 namespace {
@@ -58,3 +60,5 @@ TEST_CASE("many random events come out sorted") {
       REQUIRE(recorder.fired[i - 1].second < recorder.fired[i].second);
   }
 }
+
+}  // namespace rlsim_test_simulator

@@ -6,6 +6,8 @@
 #include "redis/mock_store.h"
 #include "test_util.h"
 
+namespace rlsim_test_strategies {
+
 using namespace rlsim;
 using rlsim::testing::by_label;
 using rlsim::testing::run_text;
@@ -177,3 +179,5 @@ TEST_CASE("every registered strategy has a summary, an explanation and a factory
     CHECK(find_strategy(info.name) == &info);
   }
 }
+
+}  // namespace rlsim_test_strategies

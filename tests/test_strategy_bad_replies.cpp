@@ -9,6 +9,8 @@
 #include "redis/mock_store.h"
 #include "strategy_harness.h"
 
+namespace rlsim_test_strategy_bad_replies {
+
 using namespace rlsim;
 using rlsim::testing::StrategyHarness;
 
@@ -150,3 +152,5 @@ TEST_CASE("well-typed replies through the tampering store change nothing") {
   CHECK(h.pattern() == "11111000");
   CHECK(store.replaced() == 0);
 }
+
+}  // namespace rlsim_test_strategy_bad_replies

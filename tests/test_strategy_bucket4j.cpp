@@ -10,6 +10,8 @@
 #include "strategy_harness.h"
 #include "test_util.h"
 
+namespace rlsim_test_strategy_bucket4j {
+
 using namespace rlsim;
 using rlsim::testing::FailingStore;
 using rlsim::testing::StrategyHarness;
@@ -231,3 +233,5 @@ TEST_CASE("bucket4j scenario: conflicts climb on the hot key, skew, and delaying
   CHECK(fast.totals.limits[0].excess > 2 * cas.totals.limits[0].excess);
   CHECK(rlsim::testing::by_label(result, "cas_max_retries_3").totals.errors > 20000);
 }
+
+}  // namespace rlsim_test_strategy_bucket4j

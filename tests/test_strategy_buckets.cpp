@@ -4,6 +4,8 @@
 
 #include "strategy_harness.h"
 
+namespace rlsim_test_strategy_buckets {
+
 using namespace rlsim;
 using rlsim::testing::StrategyHarness;
 
@@ -99,3 +101,5 @@ TEST_CASE("a token bucket does not refill from a clock that runs behind") {
   h.request(ms(180), 0, 0);  // + 0.8 -> denied
   CHECK(h.pattern() == "11010");
 }
+
+}  // namespace rlsim_test_strategy_buckets

@@ -8,6 +8,8 @@
 
 #include "strategy_harness.h"
 
+namespace rlsim_test_strategy_custom_lua {
+
 using namespace rlsim;
 using rlsim::testing::StrategyHarness;
 
@@ -277,3 +279,5 @@ TEST_CASE("custom_lua: parameters are checked before the run, with the JSON path
   CHECK(check(R"({"script": "s.lua", "keys": []})", empty.path()) ==
         "script: script file " + empty.path() + "/s.lua is empty");
 }
+
+}  // namespace rlsim_test_strategy_custom_lua

@@ -9,6 +9,8 @@
 #include "scenario/load.h"
 #include "strategy_harness.h"
 
+namespace rlsim_test_strategy_doorman {
+
 using namespace rlsim;
 using rlsim::testing::StrategyHarness;
 
@@ -235,3 +237,5 @@ TEST_CASE("doorman scenario: leases follow the autoscaling, outlive a short outa
   CHECK(by("lease_20s_safe").strategy_metrics["lease_expiries"] == 8);
   CHECK(by("lease_20s_zero").totals.allowed < by("lease_20s_safe").totals.allowed);
 }
+
+}  // namespace rlsim_test_strategy_doorman

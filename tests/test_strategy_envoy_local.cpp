@@ -5,6 +5,8 @@
 
 #include "strategy_harness.h"
 
+namespace rlsim_test_strategy_envoy_local {
+
 using namespace rlsim;
 using rlsim::testing::StrategyHarness;
 
@@ -107,3 +109,5 @@ TEST_CASE("envoy_local parameters: fill_interval as Envoy's YAML writes it") {
                              field, error));
   CHECK(error == "expected at least 50ms (Envoy's minimum), got 20000 us");
 }
+
+}  // namespace rlsim_test_strategy_envoy_local

@@ -9,6 +9,8 @@
 #include "strategy_harness.h"
 #include "test_util.h"
 
+namespace rlsim_test_strategy_envoy_ratelimit {
+
 using namespace rlsim;
 using rlsim::testing::StrategyHarness;
 
@@ -277,3 +279,5 @@ TEST_CASE("envoy-ratelimit scenario: the stall, the rejected requests counted, t
   CHECK(cached.strategy_metrics.at("failure_mode_allowed") == 277);
   CHECK(cached.redis_round_trips * 2 < deflt.redis_round_trips);
 }
+
+}  // namespace rlsim_test_strategy_envoy_ratelimit

@@ -12,6 +12,8 @@
 #include "strategy_harness.h"
 #include "test_util.h"
 
+namespace rlsim_test_strategy_gubernator {
+
 using namespace rlsim;
 using rlsim::testing::StrategyHarness;
 
@@ -194,3 +196,5 @@ TEST_CASE("gubernator scenario: sync excess, an empty new owner, and a peer part
   CHECK(global.strategy_metrics.at("hits_lost").get<int>() >= 7000);
   CHECK(global.strategy_metrics.at("broadcast_errors").get<int>() >= 50);
 }
+
+}  // namespace rlsim_test_strategy_gubernator

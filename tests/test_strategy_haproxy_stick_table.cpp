@@ -6,6 +6,8 @@
 
 #include "strategy_harness.h"
 
+namespace rlsim_test_strategy_haproxy_stick_table {
+
 using namespace rlsim;
 using rlsim::testing::StrategyHarness;
 
@@ -62,3 +64,5 @@ TEST_CASE("haproxy_stick_table: peers push the entry and the receiver overwrites
   CHECK(h.pattern() == "11110");
   CHECK(h.metrics()["peer_updates_applied"] == 5);
 }
+
+}  // namespace rlsim_test_strategy_haproxy_stick_table

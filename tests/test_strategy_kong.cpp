@@ -5,6 +5,8 @@
 
 #include "strategy_harness.h"
 
+namespace rlsim_test_strategy_kong {
+
 using namespace rlsim;
 using rlsim::testing::FailingStore;
 using rlsim::testing::StrategyHarness;
@@ -129,3 +131,5 @@ TEST_CASE("kong limit_by: the counter is keyed by Kong's identifier, not the lim
   CHECK(h.get("ratelimit:ip:10.0.0.1:" + std::to_string(kEpochUnixUs / kUsPerMs) + ":second") ==
         "\"1\"");
 }
+
+}  // namespace rlsim_test_strategy_kong

@@ -9,6 +9,8 @@
 #include "strategy_harness.h"
 #include "test_util.h"
 
+namespace rlsim_test_strategy_limitador_cached {
+
 using namespace rlsim;
 using rlsim::testing::StrategyHarness;
 
@@ -269,3 +271,5 @@ TEST_CASE("limitador scenario: the flush period's overshoot, and an outage limit
             metrics.at("writes_dropped_on_failure").get<std::int64_t>() ==
         flush_1s.totals.allowed);
 }
+
+}  // namespace rlsim_test_strategy_limitador_cached

@@ -4,6 +4,8 @@
 
 #include "strategy_harness.h"
 
+namespace rlsim_test_strategy_local_budget {
+
 using namespace rlsim;
 using rlsim::testing::StrategyHarness;
 
@@ -170,3 +172,5 @@ TEST_CASE("local_budget: parameters and defaults") {
   CHECK(field == "batch");
   CHECK(info.algorithm == Algorithm::kFixedWindow);
 }
+
+}  // namespace rlsim_test_strategy_local_budget

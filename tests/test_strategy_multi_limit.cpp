@@ -3,6 +3,8 @@
 
 #include "strategy_harness.h"
 
+namespace rlsim_test_strategy_multi_limit {
+
 using namespace rlsim;
 using rlsim::testing::StrategyHarness;
 
@@ -92,3 +94,5 @@ TEST_CASE("multi_limit: parameters and defaults") {
   CHECK(info.algorithm == Algorithm::kFixedWindow);
   CHECK(info.explain.find("2/3") != std::string::npos);
 }
+
+}  // namespace rlsim_test_strategy_multi_limit

@@ -5,6 +5,8 @@
 
 #include "strategy_harness.h"
 
+namespace rlsim_test_strategy_nginx_limit_req {
+
 using namespace rlsim;
 using rlsim::testing::StrategyHarness;
 
@@ -93,3 +95,5 @@ TEST_CASE("nginx_limit_req: the default rate is the limit per window; parameters
   CHECK(nginx->bucket_shape(ParamReader(*given), limit).capacity == 5);
   CHECK(nginx->bucket_shape(ParamReader(*given), limit).refill_per_s == 0.5);
 }
+
+}  // namespace rlsim_test_strategy_nginx_limit_req

@@ -14,6 +14,8 @@
 #include "strategy_harness.h"
 #include "test_util.h"
 
+namespace rlsim_test_strategy_rate_limiter_flexible {
+
 using namespace rlsim;
 using rlsim::testing::StrategyHarness;
 
@@ -241,3 +243,5 @@ TEST_CASE(
   CHECK(metric("redis", "redis_round_trips_per_request") > 0.9);
   CHECK(metric("in_memory_block", "faults[0].during.errors") == 0);
 }
+
+}  // namespace rlsim_test_strategy_rate_limiter_flexible

@@ -4,6 +4,8 @@
 
 #include "strategy_harness.h"
 
+namespace rlsim_test_strategy_sharded_global {
+
 using namespace rlsim;
 using rlsim::testing::StrategyHarness;
 
@@ -130,3 +132,5 @@ TEST_CASE("sharded_global: parameters, defaults and the bound on shards") {
   CHECK_FALSE(resolve_params(info, nlohmann::json{{"read", "before"}}, field, error));
   CHECK(field == "read");
 }
+
+}  // namespace rlsim_test_strategy_sharded_global

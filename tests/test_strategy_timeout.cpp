@@ -9,6 +9,8 @@
 #include "engine/strategy_timeout.h"
 #include "scenario/load.h"
 
+namespace rlsim_test_strategy_timeout {
+
 using namespace rlsim;
 
 namespace {
@@ -95,3 +97,5 @@ TEST_CASE("strategy timeout: the run times its calls out at the entry's timeout"
   CHECK(scenario.redis.timeout_us == 100 * kUsPerMs);
   CHECK(scenario_with_strategy_timeout(scenario, resolved[0].redis_timeout_us) == nullptr);
 }
+
+}  // namespace rlsim_test_strategy_timeout

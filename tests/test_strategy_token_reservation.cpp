@@ -4,6 +4,8 @@
 
 #include "strategy_harness.h"
 
+namespace rlsim_test_strategy_token_reservation {
+
 using namespace rlsim;
 using rlsim::testing::StrategyHarness;
 
@@ -107,3 +109,5 @@ TEST_CASE("token_reservation: parameters as local_budget") {
   CHECK(names == std::vector<std::string>{"batch", "reset_on_window", "on_error", "clock",
                                           "clock_refresh", "divisor", "breaker"});
 }
+
+}  // namespace rlsim_test_strategy_token_reservation

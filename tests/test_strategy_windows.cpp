@@ -7,6 +7,8 @@
 #include "strategy_harness.h"
 #include "test_util.h"
 
+namespace rlsim_test_strategy_windows {
+
 using namespace rlsim;
 using rlsim::testing::StrategyHarness;
 
@@ -183,3 +185,5 @@ TEST_CASE("over a run with timeouts, only redis_fixed_window leaves keys without
   CHECK(without_ttl >= 400);
   CHECK(without_ttl <= 700);
 }
+
+}  // namespace rlsim_test_strategy_windows

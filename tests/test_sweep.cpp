@@ -14,6 +14,8 @@
 #include "report/sparkline.h"
 #include "test_util.h"
 
+namespace rlsim_test_sweep {
+
 namespace fs = std::filesystem;
 using Catch::Contains;
 using nlohmann::ordered_json;
@@ -310,3 +312,5 @@ TEST_CASE("rlsim merge reads shards with the guards of scenario files and checks
   CHECK(dir.rlsim("merge twice.json parts/sweep-shard-2-of-2.json") == 2);
   CHECK_THAT(dir.err(), Contains("twice.json: run 0 is given twice"));
 }
+
+}  // namespace rlsim_test_sweep

@@ -3,6 +3,8 @@
 #include "core/simulator.h"
 #include "core/task.h"
 
+namespace rlsim_test_task {
+
 using namespace rlsim;
 
 namespace {
@@ -55,3 +57,5 @@ TEST_CASE("a task resumes in virtual time and awaits nested tasks") {
   CHECK(result.value == 9);
   CHECK(result.at_us == 15);
 }
+
+}  // namespace rlsim_test_task

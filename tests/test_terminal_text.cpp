@@ -4,6 +4,8 @@
 
 #include "core/terminal_text.h"
 
+namespace rlsim_test_terminal_text {
+
 using namespace rlsim;
 
 TEST_CASE("escape_controls makes control characters visible and keeps UTF-8") {
@@ -50,3 +52,5 @@ TEST_CASE("wrap_words breaks at spaces into lines of at most the width") {
     }
   }
 }
+
+}  // namespace rlsim_test_terminal_text

@@ -5,6 +5,8 @@
 
 #include "core/time.h"
 
+namespace rlsim_test_time {
+
 using namespace rlsim;
 
 TEST_CASE("durations parse with their units") {
@@ -113,3 +115,5 @@ TEST_CASE("every printed duration parses back to the same value") {
     }
   }
 }
+
+}  // namespace rlsim_test_time

@@ -17,6 +17,8 @@
 #include "engine/commands.h"
 #include "scenario/load.h"
 
+namespace rlsim_test_trace {
+
 using namespace rlsim;
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -272,3 +274,5 @@ TEST_CASE("trace: the error kinds and their names") {
   CHECK(parsed["instance"].is_null());
   CHECK(text.back() == '\n');
 }
+
+}  // namespace rlsim_test_trace

@@ -9,6 +9,8 @@
 
 #include "cli_dir.h"
 
+namespace rlsim_test_trace_cli {
+
 using Catch::Contains;
 using rlsim::testing::CliDir;
 using rlsim::testing::read_text_file;
@@ -124,3 +126,5 @@ TEST_CASE("trace_cli: the trace options are checked") {
   CHECK(dir.rlsim("run s.json --trace t.jsonl --seeds 3") == 2);
   CHECK(dir.rlsim("run s.json --trace t.jsonl --live") == 2);
 }
+
+}  // namespace rlsim_test_trace_cli

@@ -6,6 +6,8 @@
 #include "scenario/load.h"
 #include "world/traffic.h"
 
+namespace rlsim_test_traffic {
+
 using namespace rlsim;
 
 namespace {
@@ -93,3 +95,5 @@ TEST_CASE("start, end, IPs and endpoints are honoured") {
   CHECK(saw[0]);
   CHECK(saw[1]);
 }
+
+}  // namespace rlsim_test_traffic
