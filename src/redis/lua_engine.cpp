@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <lua.hpp>
 
 // Two of the four libraries Redis embeds, from Debian's static archives of the very versions Redis
@@ -21,6 +22,7 @@ extern "C" {
 #include "core/check.h"
 #include "core/parse_double.h"
 #include "core/sha1.h"
+#include "redis/lua_cmsgpack.h"
 
 // Lua 5.1 reports errors with longjmp. Every C function below that can raise (lua_error,
 // luaL_error, or an allocation that fails under the memory cap) keeps no C++ object with a
@@ -137,7 +139,7 @@ int error_handler(lua_State* L) {
 // What redis-server 7.0.15 has and the embedded Lua does not (listed from its _G and its library
 // tables): reading one marks the call, whose reply then becomes a fatal error (LuaEngine::run),
 // even if the script catches the read with pcall; a name no Redis has fails as in Redis.
-constexpr std::string_view kLackingGlobals = " struct cmsgpack __redis__err__handler ";
+constexpr std::string_view kLackingGlobals = " struct __redis__err__handler ";
 constexpr std::string_view kLackingRedisFields = " setresp acl_check_cmd ";
 
 bool lacks(std::string_view names, const char* name) {
@@ -602,11 +604,11 @@ void open_libraries(lua_State* L) {
   set_function(L, "randomseed", math_randomseed);
   lua_pop(L, 1);
 
-  // cjson and bit, opened as Redis's luaLoadLibraries opens them, each a global table (Redis
-  // builds cjson with ENABLE_CJSON_GLOBAL; BitOp registers its global itself).
-  const lua_CFunction redis_libs[] = {luaopen_cjson, luaopen_bit};
-  const char* const redis_lib_names[] = {"cjson", "bit"};
-  for (int i = 0; i < 2; ++i) {
+  // cjson, bit and cmsgpack, opened as Redis's luaLoadLibraries opens them, each a global table
+  // (Redis builds cjson with ENABLE_CJSON_GLOBAL; BitOp and cmsgpack register theirs themselves).
+  const lua_CFunction redis_libs[] = {luaopen_cjson, luaopen_bit, open_lua_cmsgpack};
+  const char* const redis_lib_names[] = {"cjson", "bit", "cmsgpack"};
+  for (std::size_t i = 0; i < std::size(redis_libs); ++i) {
     lua_pushcfunction(L, redis_libs[i]);
     lua_pushstring(L, redis_lib_names[i]);
     lua_call(L, 1, 1);
@@ -617,7 +619,8 @@ void open_libraries(lua_State* L) {
 // Library tables become read-only proxies, and so does the string metatable's __index.
 void protect_libraries(lua_State* L) {
   // As in Redis 7.0.
-  for (const char* name : {"redis", "string", "math", "table", "coroutine", "cjson", "bit"}) {
+  for (const char* name :
+       {"redis", "string", "math", "table", "coroutine", "cjson", "bit", "cmsgpack"}) {
     lua_getglobal(L, name);
     push_readonly_proxy(L);
     lua_setglobal(L, name);
