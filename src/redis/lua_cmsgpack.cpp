@@ -1,11 +1,11 @@
 #include "redis/lua_cmsgpack.h"
 
-#include <bit>
 #include <cfloat>
 #include <climits>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <lua.hpp>
 #include <new>
 #include <string>
@@ -30,6 +30,15 @@ struct MsgpackScratch {
 int msgpack_scratch_gc(lua_State* L) {
   static_cast<MsgpackScratch*>(lua_touserdata(L, 1))->~MsgpackScratch();
   return 0;
+}
+
+// The bits of `from` as a `To` of the same size (std::bit_cast, which emscripten's libc++ lacks).
+template <typename To, typename From>
+To msgpack_bits(const From& from) {
+  static_assert(sizeof(To) == sizeof(From));
+  To to{};
+  std::memcpy(&to, &from, sizeof(To));
+  return to;
 }
 
 // --- Packing ------------------------------------------------------------------------------------
@@ -79,9 +88,9 @@ void msgpack_pack_number(std::string& out, double d) {
     msgpack_pack_integer(out, static_cast<std::int64_t>(d));
   } else if (std::isinf(d) ||
              (std::fabs(d) <= FLT_MAX && static_cast<double>(static_cast<float>(d)) == d)) {
-    msgpack_put(out, 0xca, std::bit_cast<std::uint32_t>(static_cast<float>(d)), 4);
+    msgpack_put(out, 0xca, msgpack_bits<std::uint32_t>(static_cast<float>(d)), 4);
   } else {
-    msgpack_put(out, 0xcb, std::bit_cast<std::uint64_t>(d), 8);
+    msgpack_put(out, 0xcb, msgpack_bits<std::uint64_t>(d), 8);
   }
 }
 
@@ -299,8 +308,8 @@ void msgpack_unpack_integer(lua_State* L, MsgpackCursor& c, int bytes, bool is_s
 void msgpack_unpack_float(lua_State* L, MsgpackCursor& c, int bytes) {
   if (!msgpack_need(c, 1 + static_cast<std::size_t>(bytes))) return;
   const std::uint64_t raw = msgpack_read(c, bytes);
-  const double value = bytes == 4 ? std::bit_cast<float>(static_cast<std::uint32_t>(raw))
-                                  : std::bit_cast<double>(raw);
+  const double value =
+      bytes == 4 ? msgpack_bits<float>(static_cast<std::uint32_t>(raw)) : msgpack_bits<double>(raw);
   lua_pushnumber(L, value);
   msgpack_skip(c, 1 + static_cast<std::size_t>(bytes));
 }
