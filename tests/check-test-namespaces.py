@@ -15,8 +15,11 @@ for path in sorted(tests.glob("test_*.cpp")):
     if path.name == "test_main.cpp":
         continue
     namespace = f"namespace rlsim_{path.stem} {{"
-    if namespace not in path.read_text(encoding="utf-8"):
-        missing.append(f"{path.name}: wrap the code after the includes in `{namespace} ... }}`")
+    closing = f"}}  // namespace rlsim_{path.stem}"
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if namespace not in lines or lines[-1] != closing:
+        missing.append(f"{path.name}: wrap all the code after the includes in `{namespace}` ... "
+                       f"`{closing}` (the file's last line)")
 for line in missing:
     print(f"tests/{line}", file=sys.stderr)
 sys.exit(1 if missing else 0)

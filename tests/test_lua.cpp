@@ -422,7 +422,7 @@ TEST_CASE("reading a Redis global the embedded Lua lacks stops the run, even und
   MockStore store;
   for (const char* body : {"return __redis__err__handler",
                            "local ok = pcall(function() "
-                           "return cmsgpack end) return 1",
+                           "return redis.setresp end) return 1",
                            "return type(redis.setresp)", "return redis.acl_check_cmd('get')"}) {
     INFO(body);
     const Reply reply = store.run({"EVAL", body, "0"}, kT0);

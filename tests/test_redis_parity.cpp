@@ -1148,4 +1148,257 @@ TEST_CASE("mock and real Redis agree on struct over random formats and data") {
   }
 }
 
+// cmsgpack (lua_cmsgpack.cpp): the packed bytes (as hex) of every type and size boundary, the
+// unpacked values (described in Lua, numbers with %.17g) of every tag, the offsets of unpack_one
+// and unpack_limit, and the error texts, each compared with redis-server's.
+// Script bodies for the cmsgpack parity case: rnd(n) draws 0..n-1 from a Park-Miller sequence.
+const char* const kRandomPrelude =
+    "local seed = 20261206\n"
+    "local function rnd(n) seed = (seed * 16807) % 2147483647 return seed % n end\n";
+const std::string kRandomUnpack =
+    std::string(kRandomPrelude) +
+    "local tags = {0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xca, 0xcb, 0xcc, 0xcd, 0xce, 0xcf, 0xd0, 0xd1,\n"
+    "  0xd2, 0xd3, 0xd4, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf, 0x80, 0x81, 0x82, 0x91, 0x92,\n"
+    "  0x9f, 0xa0, 0xa1, 0xa3, 0x00, 0x7f, 0xe0, 0xff}\n"
+    "local out = {}\n"
+    "for i = 1, 3000 do\n"
+    "  local b = {}\n"
+    "  for j = 1, 1 + rnd(12) do\n"
+    "    if rnd(2) == 0 then b[j] = string.char(tags[1 + rnd(#tags)]) else b[j] = "
+    "string.char(rnd(256)) end\n"
+    "  end\n"
+    "  local s = table.concat(b)\n"
+    "  out[i] = hex(s) .. ' ' .. all(pcall(cmsgpack.unpack, s)) .. ' ' .. all(pcall("
+    "cmsgpack.unpack_limit, s, 1 + rnd(3), rnd(3)))\n"
+    "end\n"
+    "return table.concat(out, '\\n')";
+const std::string kRandomPack =
+    std::string(kRandomPrelude) +
+    "local specials = {0, -0.0, 0.1, -1.5, 1e300, -1e-300, 2^31, 2^32, 2^53, 2^63, -2^63, 2^64,\n"
+    "  1/0, -1/0, 0/0, 127, 128, -32, -33, 255, 256, 65535, 65536, -32768, -32769}\n"
+    "local function value(depth)\n"
+    "  local kind = rnd(depth < 4 and 9 or 6)\n"
+    "  if kind == 0 then return specials[1 + rnd(#specials)] end\n"
+    "  if kind == 1 then return (rnd(2) == 0 and -1 or 1) * rnd(2147483647) / (1 + rnd(1000)) end\n"
+    "  if kind == 2 then return (rnd(2) == 0 and -1 or 1) * 2 ^ rnd(70) + rnd(3) end\n"
+    "  if kind == 3 then return string.rep(string.char(97 + rnd(26)), rnd(40)) end\n"
+    "  if kind == 4 then return rnd(2) == 0 end\n"
+    "  if kind == 5 then return nil end\n"
+    "  local t = {}\n"
+    "  if kind == 6 then for i = 1, rnd(12) do t[i] = value(depth + 1) end return t end\n"
+    "  for i = 1, rnd(12) do\n"
+    "    local k = rnd(3) == 0 and rnd(30) or ('k' .. rnd(50))\n"
+    "    local v = value(depth + 1)\n"
+    "    if v ~= nil then t[k] = v end\n"
+    "  end\n"
+    "  return t\n"
+    "end\n"
+    "local out = {}\n"
+    "for i = 1, 400 do\n"
+    "  local v = value(0)\n"
+    "  local p = cmsgpack.pack(v)\n"
+    "  out[i] = hex(p) .. ' ' .. all(cmsgpack.unpack(p))\n"
+    "end\n"
+    "return table.concat(out, '\\n')";
+
+TEST_CASE("mock and real Redis agree on cmsgpack (issue 30)") {
+  RealRedis real(parity_port());
+  real.run({"FLUSHALL"});
+  MockStore mock;
+  const std::string helpers =
+      "local function hex(s) return (s:gsub('.', function(c) return string.format('%02x', "
+      "c:byte()) end)) end\n"
+      "local function unhex(h) return (h:gsub('..', function(x) return "
+      "string.char(tonumber(x, 16)) end)) end\n"
+      "local function d(v)\n"
+      "  if type(v) == 'number' then return string.format('%.17g', v) end\n"
+      "  if type(v) == 'string' then return string.format('%q', v) end\n"
+      "  if type(v) ~= 'table' then return type(v) .. ':' .. tostring(v) end\n"
+      "  local keys = {}\n"
+      "  for k in pairs(v) do keys[#keys + 1] = k end\n"
+      "  table.sort(keys, function(a, b) return d(a) < d(b) end)\n"
+      "  local out = {}\n"
+      "  for _, k in ipairs(keys) do out[#out + 1] = '[' .. d(k) .. ']=' .. d(v[k]) end\n"
+      "  return '{' .. table.concat(out, ',') .. '}'\n"
+      "end\n"
+      "local function all(...) local out = {} for i = 1, select('#', ...) do out[i] = "
+      "d((select(i, ...))) end return select('#', ...) .. ' ' .. table.concat(out, ' ') end\n";
+  const auto eval = [&](const std::string& body) { return Command{"EVAL", helpers + body, "0"}; };
+  const std::vector<std::string> packed = {"0",
+                                           "1",
+                                           "127",
+                                           "128",
+                                           "255",
+                                           "256",
+                                           "65535",
+                                           "65536",
+                                           "4294967295",
+                                           "4294967296",
+                                           "2^53",
+                                           "2^53 + 1",
+                                           "2^63 - 1024",
+                                           "2^63",
+                                           "2^64",
+                                           "-1",
+                                           "-32",
+                                           "-33",
+                                           "-128",
+                                           "-129",
+                                           "-32768",
+                                           "-32769",
+                                           "-2147483648",
+                                           "-2147483649",
+                                           "-2^63",
+                                           "-2^63 - 2048",
+                                           "-2^64",
+                                           "0.1",
+                                           "0.5",
+                                           "-0.5",
+                                           "1.5",
+                                           "1e300",
+                                           "-1e300",
+                                           "1e-300",
+                                           "3.4028234663852886e38",
+                                           "3.5e38",
+                                           "2^-149",
+                                           "2^-150",
+                                           "-0.0",
+                                           "1/0",
+                                           "-1/0",
+                                           "0/0",
+                                           "-(0/0)",
+                                           "math.huge",
+                                           "2^31 + 0.5",
+                                           "''",
+                                           "'a'",
+                                           "string.rep('x', 31)",
+                                           "string.rep('x', 32)",
+                                           "true",
+                                           "false",
+                                           "nil",
+                                           "cjson.null",
+                                           "function() end",
+                                           "coroutine.create(function() end)",
+                                           "{}",
+                                           "{1, 2, 3}",
+                                           "{1, nil, 3}",
+                                           "{nil, 2}",
+                                           "{[0] = 1}",
+                                           "{[1.5] = 1}",
+                                           "{[2] = 1}",
+                                           "{[-1] = 1}",
+                                           "{[2^31] = 1}",
+                                           "{[2^31 - 1] = 1}",
+                                           "{a = 1}",
+                                           "{1, 2, a = 1}",
+                                           "{[true] = 1}",
+                                           "{{{}}}",
+                                           "{'x', {y = {1.5, false}}}",
+                                           "{a = 1, b = 2, c = 3, d = 4, e = 5}",
+                                           "{tokens = 9.5, ts = 1700000000123}",
+                                           "{ts = 1700000000123, tokens = 9.5}",
+                                           "{[1] = 'a', [3] = 'c', [2] = 'b'}",
+                                           "'a', 2, {3}, nil"};
+  std::vector<Command> script;
+  for (const auto& value : packed)
+    script.push_back(eval("return hex(cmsgpack.pack(" + value + "))"));
+  const std::vector<std::string> bodies = {
+      // Sizes whose headers change: str 8/16/32, array 16/32, map 16/32.
+      "local out = {} for _, n in ipairs({255, 256, 65535, 65536}) do out[#out + 1] = "
+      "hex(cmsgpack.pack(string.rep('x', n)):sub(1, 5)) end return out",
+      "local out = {} for _, n in ipairs({15, 16, 65535, 65536}) do local t = {} for i = 1, n do "
+      "t[i] = i % 3 end local p = cmsgpack.pack(t) out[#out + 1] = hex(p:sub(1, 8)) .. ' ' .. #p "
+      "end return out",
+      "local out = {} for _, n in ipairs({15, 16, 65535, 65536}) do local t = {} for i = 1, n do "
+      "t['k' .. i] = i end local p = cmsgpack.pack(t) out[#out + 1] = hex(p:sub(1, 5)) .. ' ' .. "
+      "#p .. ' ' .. d(cmsgpack.unpack(p).k16) end return out",
+      // Nesting: 16 tables deep pack, the 17th is nil; cycles end there (Redis's own test).
+      "local t = {} local c = t for i = 1, 20 do c[1] = {} c = c[1] end return "
+      "hex(cmsgpack.pack(t))",
+      "local a = {x = nil, y = 5} local b = {x = a} a.x = b return hex(cmsgpack.pack(a))",
+      // Map order follows the table: built in different orders, decoded, re-packed.
+      "local t = {} for i = 20, 1, -1 do t['f' .. i] = i end return hex(cmsgpack.pack(t))",
+      "local t = cmsgpack.unpack(cmsgpack.pack({z = 1, y = 2, x = {w = 3, v = 4}, [5] = 6})) "
+      "return {hex(cmsgpack.pack(t)), cjson.encode(t)}",
+      // Unpacking every tag.
+      "return all(cmsgpack.unpack(unhex('00017f80ffe0c0c2c3')))",
+      "return all(cmsgpack.unpack(unhex('ccffcd0100cdffffce00010000ceffffffff')))",
+      "return "
+      "all(cmsgpack.unpack(unhex('cf0000000100000000cfffffffffffffffffcf8000000000000000')))",
+      "return all(cmsgpack.unpack(unhex('d080d0ffd1ff7fd18000d280000000d2ffffff7f')))",
+      "return all(cmsgpack.unpack(unhex('d38000000000000000d3ffffffffffffffff')))",
+      "return all(cmsgpack.unpack(unhex('ca3fc00000ca7f800000caff800000ca7fc00000ca00000001')))",
+      "return "
+      "all(cmsgpack.unpack(unhex('cb3fb999999999999acb7ff8000000000000cb8000000000000000')))",
+      "return all(cmsgpack.unpack(unhex('a0a161d90362630ada0002ababdb0000000178')))",
+      "return all(cmsgpack.unpack(unhex('9301c0039102dc0002c3c2dd000000010a')))",
+      "return all(cmsgpack.unpack(unhex('82a16101a162920203de000101c0df0000000102a178')))",
+      "return all(cmsgpack.unpack(unhex('820101010202')))",
+      "return all(cmsgpack.unpack(unhex('c0c0c001')))",
+      "return all(cmsgpack.unpack(''))",
+      "return all(cmsgpack.unpack(123))",
+      "return all(cmsgpack.unpack(cmsgpack.pack(1, 'two', {3}, nil, false)))",
+      // unpack_one / unpack_limit and their offsets.
+      "local s = cmsgpack.pack(1, 'two', {3}) local out = {} local off = 0 repeat local v off, v = "
+      "cmsgpack.unpack_one(s, off) out[#out + 1] = off .. ':' .. d(v) until off == -1 return out",
+      "local s = cmsgpack.pack(1, 2, 3, 4, 5) return {all(cmsgpack.unpack_limit(s, 2)), "
+      "all(cmsgpack.unpack_limit(s, 2, 3)), all(cmsgpack.unpack_limit(s, 9, 1)), "
+      "all(cmsgpack.unpack_limit(s, 0)), all(cmsgpack.unpack_limit(s, 0, 2)), "
+      "all(cmsgpack.unpack_limit(s, 0, 5)), all(cmsgpack.unpack_one(s, 5)), "
+      "all(cmsgpack.unpack_one(s, 1.9)), all(cmsgpack.unpack_one(s, '2')), "
+      "all(cmsgpack.unpack_one('')), all(cmsgpack.unpack_limit('', 3))}",
+      "local s = cmsgpack.pack('abc') return {all(cmsgpack.unpack_one(s, 0, 'ignored')), "
+      "all(cmsgpack.unpack('\\1\\2', 'x'))}",
+      // Errors.
+      "return {pcall(cmsgpack.pack)}",
+      "return {pcall(function() return cmsgpack.pack() end)}",
+      "local t = {} for i = 1, 4500 do t[i] = i end return {pcall(function() return "
+      "cmsgpack.pack(unpack(t)) end)}",
+      "local t = {} for i = 1, 3000 do t[i] = {i} end return {pcall(function() return "
+      "#cmsgpack.pack(unpack(t)) end)}",
+      "return {pcall(cmsgpack.unpack, unhex('92 01'))}",
+      "local out = {} for _, h in ipairs({'9201', 'd90561', 'da00', 'db000000056162', 'cd01', "
+      "'cf00', 'cb3ff0', 'dc0003', 'df00000001a1', 'c1', 'c4026162', 'c5000161', 'c6', "
+      "'c7010061', 'd40102', 'd80100000000000000000000000000000000', '91c1', '8101c4'}) do "
+      "out[#out + 1] = h .. ' ' .. tostring(select(2, pcall(cmsgpack.unpack, unhex(h)))) end "
+      "return out",
+      "return {pcall(cmsgpack.unpack, unhex('81c001'))}",
+      "return {pcall(cmsgpack.unpack, unhex('81cb7ff800000000000001'))}",
+      "return {pcall(function() return cmsgpack.unpack() end)}",
+      "return {pcall(function() return cmsgpack.unpack({}) end)}",
+      "return {pcall(function() return cmsgpack.unpack_one() end)}",
+      "return {pcall(function() return cmsgpack.unpack_one(nil, 'x') end)}",
+      "return {pcall(function() return cmsgpack.unpack_one('abc', -1) end)}",
+      "return {pcall(function() return cmsgpack.unpack_one('abc', 4) end)}",
+      "return {pcall(function() return cmsgpack.unpack_one('abc', 3) end)}",
+      "return {pcall(function() return cmsgpack.unpack_limit('abc') end)}",
+      "return {pcall(function() return cmsgpack.unpack_limit('abc', 'x') end)}",
+      "return {pcall(function() return cmsgpack.unpack_limit('abc', -2, 1) end)}",
+      "return {pcall(function() return cmsgpack.unpack_limit('abc', 1, 2^40) end)}",
+      "return {pcall(cmsgpack.unpack, string.rep('\\1', 9000))}",
+      "return {pcall(function() return select('#', cmsgpack.unpack(string.rep('\\1', 7000))) end)}",
+      "return {pcall(function() return type(cmsgpack.unpack(string.rep('\\145', 5000) .. "
+      "'\\1')) end)}",
+      "return {pcall(function() return type(cmsgpack.unpack(string.rep('\\129\\1', 3000) .. "
+      "'\\1')) end)}",
+      "local n = 0 local t = cmsgpack.unpack(string.rep('\\145', 3000) .. '\\1') while type(t) "
+      "== 'table' do t = t[1] n = n + 1 end return {n, t}",
+      // The library table: read-only, with its metadata.
+      "return {cmsgpack._NAME, cmsgpack._VERSION, cmsgpack._COPYRIGHT, cmsgpack._DESCRIPTION, "
+      "type(cmsgpack.unpack_limit), type(cmsgpack.nope)}",
+      "local ok, e = pcall(function() cmsgpack.pack = nil end) return e",
+      // Generated inputs (a Park-Miller generator, the same on both): 3,000 byte strings biased
+      // to MessagePack's tags, unpacked; 400 nested values of every type, packed and read back.
+      kRandomUnpack,
+      kRandomPack,
+  };
+  for (const auto& body : bodies) script.push_back(eval(body));
+  // Errors raised out of the script, with Redis's script and line suffix.
+  script.push_back({"EVAL", "return cmsgpack.unpack('\\146')", "0"});
+  script.push_back({"EVAL", "return cmsgpack.pack()", "0"});
+  script.push_back({"EVAL", "cmsgpack.x = 1", "0"});
+  check_same_replies(real, mock, script);
+  real.run({"FLUSHALL"});
+}
+
 }  // namespace rlsim_test_redis_parity

@@ -178,6 +178,20 @@ constexpr const char* kBit =
     "  bit.lshift(1, 31), bit.rshift(-1, 28), bit.arshift(-256, 4), bit.rol(1, 33),\n"
     "  bit.ror(1, 1), bit.bswap(0x12345678), bit.tobit(0xffffffff + 1), bit.tohex(255, 4),\n"
     "  bit.tohex(-1, -8), select(2, pcall(function() bit.x = 1 end))}";
+// cmsgpack: a limiter state packed into one string and read back (the bytes are the reply, so
+// the map's key order is compared too), the encodings of each type, the offsets of unpack_one and
+// unpack_limit, and the error texts.
+constexpr const char* kCmsgpack =
+    "local state = {tokens = tonumber(ARGV[1]), ts = tonumber(ARGV[2]), tags = {'a', 'b'}}\n"
+    "local packed = cmsgpack.pack(state)\n"
+    "local back = cmsgpack.unpack(packed)\n"
+    "local offset, first = cmsgpack.unpack_one(cmsgpack.pack(7, 'x'))\n"
+    "return {packed, back.tokens .. '', back.ts, back.tags[2],\n"
+    "  cmsgpack.pack(1, -1, 300, -300, 70000, 2^40, -2^40, 0.1, 1.5, 1e300,\n"
+    "    'str', true, false, {}),\n"
+    "  offset, first, {cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 2)}, cmsgpack._VERSION,\n"
+    "  select(2, pcall(cmsgpack.unpack, '\\146')), select(2, pcall(cmsgpack.unpack, '\\193')),\n"
+    "  select(2, pcall(function() cmsgpack.x = 1 end))}";
 // A TTL set through a command name built at run time ('PEX' .. 'PIRE' from ARGV): the text names
 // no clock command, so only the shadowed wrapper can map it to the virtual clock.
 constexpr const char* kDynamicExpire =
@@ -623,6 +637,7 @@ void add_library_steps(CorpusBuilder& b) {
   b.now(eval(kLibraryCommands, {"sh", "sl", "sr", "sr2"}, {"1000"}));
   b.now(eval(kCjson, {}, {R"({"limit": 5, "window": 10000, "tags": ["a", "b"]})"}));
   b.now(eval(kBit, {}, {}));
+  b.now(eval(kCmsgpack, {}, {"4.5", "1700000000123"}));
   b.now(eval(kCjsonPcall, {}, {R"({"n": 41})"}));
   b.now(eval(kCjsonPcall, {}, {"not json"}));
   b.now(eval(kStruct, {"st"}, {"7", "1700000000123"}));

@@ -23,6 +23,7 @@ extern "C" {
 #include "core/check.h"
 #include "core/parse_double.h"
 #include "core/sha1.h"
+#include "redis/lua_cmsgpack.h"
 #include "redis/lua_struct.h"
 
 // Lua 5.1 reports errors with longjmp. Every C function below that can raise (lua_error,
@@ -140,7 +141,7 @@ int error_handler(lua_State* L) {
 // What redis-server 7.0.15 has and the embedded Lua does not (listed from its _G and its library
 // tables): reading one marks the call, whose reply then becomes a fatal error (LuaEngine::run),
 // even if the script catches the read with pcall; a name no Redis has fails as in Redis.
-constexpr std::string_view kLackingGlobals = " cmsgpack __redis__err__handler ";
+constexpr std::string_view kLackingGlobals = " __redis__err__handler ";
 constexpr std::string_view kLackingRedisFields = " setresp acl_check_cmd ";
 
 bool lacks(std::string_view names, const char* name) {
@@ -605,10 +606,11 @@ void open_libraries(lua_State* L) {
   set_function(L, "randomseed", math_randomseed);
   lua_pop(L, 1);
 
-  // cjson, bit and struct, opened as Redis's luaLoadLibraries opens them, each a global table
-  // (Redis builds cjson with ENABLE_CJSON_GLOBAL; BitOp and struct register their globals).
-  const lua_CFunction redis_libs[] = {luaopen_cjson, luaopen_bit, open_lua_struct};
-  const char* const redis_lib_names[] = {"cjson", "bit", "struct"};
+  // cjson, bit, struct and cmsgpack, opened as Redis's luaLoadLibraries opens them, each a
+  // global table (Redis builds cjson with ENABLE_CJSON_GLOBAL; the others register theirs).
+  const lua_CFunction redis_libs[] = {luaopen_cjson, luaopen_bit, open_lua_struct,
+                                      open_lua_cmsgpack};
+  const char* const redis_lib_names[] = {"cjson", "bit", "struct", "cmsgpack"};
   for (std::size_t i = 0; i < std::size(redis_libs); ++i) {
     lua_pushcfunction(L, redis_libs[i]);
     lua_pushstring(L, redis_lib_names[i]);
@@ -621,7 +623,7 @@ void open_libraries(lua_State* L) {
 void protect_libraries(lua_State* L) {
   // As in Redis 7.0.
   for (const char* name :
-       {"redis", "string", "math", "table", "coroutine", "cjson", "bit", "struct"}) {
+       {"redis", "string", "math", "table", "coroutine", "cjson", "bit", "struct", "cmsgpack"}) {
     lua_getglobal(L, name);
     push_readonly_proxy(L);
     lua_setglobal(L, name);

@@ -79,7 +79,7 @@ class LuaEngine {
   std::int32_t next_random();
   void mark_arrays_dirty() { arrays_dirty_ = true; }
   // The script read a global or library field Redis has and this Lua lacks (`what`, e.g.
-  // "cmsgpack"): the call's reply becomes a fatal error naming the first one.
+  // "redis.setresp"): the call's reply becomes a fatal error naming the first one.
   void note_lacking(const char* what) {
     if (lacking_.empty()) lacking_ = what;
   }
