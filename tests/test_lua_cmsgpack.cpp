@@ -222,4 +222,23 @@ TEST_CASE("cmsgpack is a read-only global with lua-cmsgpack's metadata") {
         "\"user_script:3: Attempt to modify a readonly table\"");
 }
 
+TEST_CASE("cmsgpack.pack's bytes count against the Lua memory cap") {
+  // Each of 15 levels refers twice to the next: 2^15 copies of a 4 KiB leaf, 128 MiB packed from
+  // a table of a few kilobytes. Before, the bytes grew outside the cap, without bound.
+  LuaLimits limits;
+  limits.memory_bytes = 4u << 20;
+  MockStore store(limits);
+  const std::string blowup =
+      "local t = string.rep('x', 4096) for i = 1, 15 do t = {t, t} end "
+      "return #cmsgpack.pack(t)";
+  CHECK(to_display(store.run({"EVAL", blowup, "0"}, kT0)) ==
+        "(error) ERR rlsim: script " + sha1_hex(blowup) +
+            " exceeded the Lua memory limit (4194304 bytes)");
+  // The state is usable afterwards, and a value within the cap packs as before.
+  CHECK(packed_hex(store, "{1, 2}") == "\"920102\"");
+  CHECK(msgpack_eval(store,
+                     "local t = string.rep('x', 4096) for i = 1, 6 do t = {t, t} end "
+                     "return #cmsgpack.pack(t)") == "(integer) 262399");
+}
+
 }  // namespace rlsim_test_lua_cmsgpack

@@ -7,8 +7,6 @@
 #include <cstdint>
 #include <cstring>
 #include <lua.hpp>
-#include <new>
-#include <string>
 
 // Lua 5.1 raises errors with longjmp, which skips C++ destructors: no function here keeps an
 // object with a destructor on the C stack across a Lua call that can raise. pack's bytes live in
@@ -21,15 +19,47 @@ namespace {
 // LUACMSGPACK_MAX_NESTING: a table this many tables deep packs as nil, which also ends cycles.
 constexpr int kMsgpackMaxNesting = 16;
 
-// The bytes pack builds for one argument. One per Lua state, an upvalue of pack, destroyed by
-// the userdata's __gc; pack never runs Lua code while filling it, so it is never shared.
+// The bytes pack builds, in a userdata on the Lua stack at `slot`: Lua memory, so they count
+// against the state's memory cap like its strings (a table packed from many places, each level
+// referring twice to the next, makes 2^15 copies of its leaves: it fails at the cap instead of
+// growing without bound), and the garbage collector frees them whichever way pack ends.
 struct MsgpackScratch {
-  std::string bytes;
+  int slot = 0;
+  char* data = nullptr;
+  std::size_t size = 0;
+  std::size_t capacity = 0;
 };
 
-int msgpack_scratch_gc(lua_State* L) {
-  static_cast<MsgpackScratch*>(lua_touserdata(L, 1))->~MsgpackScratch();
-  return 0;
+// A buffer of `capacity` bytes, pushed and returned (its slot: the top of the stack).
+MsgpackScratch msgpack_new_scratch(lua_State* L, std::size_t capacity) {
+  luaL_checkstack(L, 1, "in function mp_buf_new");
+  MsgpackScratch out;
+  out.data = static_cast<char*>(lua_newuserdata(L, capacity));
+  out.slot = lua_gettop(L);
+  out.capacity = capacity;
+  return out;
+}
+
+// Appends `count` bytes, doubling the capacity as needed: a larger userdata replaces the old one
+// in its slot (past the memory cap, Lua's memory error, which the engine reports as the cap's).
+void msgpack_append(lua_State* L, MsgpackScratch& out, const void* bytes, std::size_t count) {
+  if (count > out.capacity - out.size) {
+    std::size_t capacity = out.capacity;
+    while (capacity - out.size < count) capacity *= 2;
+    luaL_checkstack(L, 1, "in function mp_buf_append_bytes");
+    auto* data = static_cast<char*>(lua_newuserdata(L, capacity));
+    std::memcpy(data, out.data, out.size);
+    lua_replace(L, out.slot);
+    out.data = data;
+    out.capacity = capacity;
+  }
+  std::memcpy(out.data + out.size, bytes, count);
+  out.size += count;
+}
+
+void msgpack_append_byte(lua_State* L, MsgpackScratch& out, unsigned byte) {
+  const auto value = static_cast<unsigned char>(byte);
+  msgpack_append(L, out, &value, 1);
 }
 
 // The bits of `from` as a `To` of the same size (std::bit_cast, which emscripten's libc++ lacks).
@@ -44,38 +74,40 @@ To msgpack_bits(const From& from) {
 // --- Packing ------------------------------------------------------------------------------------
 
 // `tag`, then the low `bytes` bytes of `value`, most significant first (MessagePack's order).
-void msgpack_put(std::string& out, unsigned tag, std::uint64_t value, int bytes) {
-  out.push_back(static_cast<char>(tag));
-  for (int shift = 8 * (bytes - 1); shift >= 0; shift -= 8) {
-    out.push_back(static_cast<char>((value >> shift) & 0xffu));
+void msgpack_put(lua_State* L, MsgpackScratch& out, unsigned tag, std::uint64_t value, int bytes) {
+  unsigned char encoded[9];
+  encoded[0] = static_cast<unsigned char>(tag);
+  for (int i = 1; i <= bytes; ++i) {
+    encoded[i] = static_cast<unsigned char>((value >> (8 * (bytes - i))) & 0xffu);
   }
+  msgpack_append(L, out, encoded, 1 + static_cast<std::size_t>(bytes));
 }
 
 // The shortest of fixint, uint 8-64 (non-negative) or int 8-64 (negative).
-void msgpack_pack_integer(std::string& out, std::int64_t n) {
+void msgpack_pack_integer(lua_State* L, MsgpackScratch& out, std::int64_t n) {
   const auto bits = static_cast<std::uint64_t>(n);
   if (n >= 0) {
     if (n <= 0x7f) {
-      out.push_back(static_cast<char>(n));
+      msgpack_append_byte(L, out, static_cast<unsigned>(n));
     } else if (n <= 0xff) {
-      msgpack_put(out, 0xcc, bits, 1);
+      msgpack_put(L, out, 0xcc, bits, 1);
     } else if (n <= 0xffff) {
-      msgpack_put(out, 0xcd, bits, 2);
+      msgpack_put(L, out, 0xcd, bits, 2);
     } else if (n <= 0xffffffffLL) {
-      msgpack_put(out, 0xce, bits, 4);
+      msgpack_put(L, out, 0xce, bits, 4);
     } else {
-      msgpack_put(out, 0xcf, bits, 8);
+      msgpack_put(L, out, 0xcf, bits, 8);
     }
   } else if (n >= -32) {
-    out.push_back(static_cast<char>(bits & 0xffu));
+    msgpack_append_byte(L, out, static_cast<unsigned>(bits & 0xffu));
   } else if (n >= -128) {
-    msgpack_put(out, 0xd0, bits, 1);
+    msgpack_put(L, out, 0xd0, bits, 1);
   } else if (n >= -32768) {
-    msgpack_put(out, 0xd1, bits, 2);
+    msgpack_put(L, out, 0xd1, bits, 2);
   } else if (n >= INT32_MIN) {
-    msgpack_put(out, 0xd2, bits, 4);
+    msgpack_put(L, out, 0xd2, bits, 4);
   } else {
-    msgpack_put(out, 0xd3, bits, 8);
+    msgpack_put(L, out, 0xd3, bits, 8);
   }
 }
 
@@ -83,39 +115,40 @@ void msgpack_pack_integer(std::string& out, std::int64_t n) {
 // within int64's range, no fraction; so -0 packs as 0), else as a float 32 when the number
 // survives the round trip through a float (infinities do), else as a float 64 (NaN, with its
 // bits). Written without the out-of-range casts, which are undefined in C++.
-void msgpack_pack_number(std::string& out, double d) {
+void msgpack_pack_number(lua_State* L, MsgpackScratch& out, double d) {
   if (std::isfinite(d) && d >= -0x1p63 && d < 0x1p63 && std::trunc(d) == d) {
-    msgpack_pack_integer(out, static_cast<std::int64_t>(d));
+    msgpack_pack_integer(L, out, static_cast<std::int64_t>(d));
   } else if (std::isinf(d) ||
              (std::fabs(d) <= FLT_MAX && static_cast<double>(static_cast<float>(d)) == d)) {
-    msgpack_put(out, 0xca, msgpack_bits<std::uint32_t>(static_cast<float>(d)), 4);
+    msgpack_put(L, out, 0xca, msgpack_bits<std::uint32_t>(static_cast<float>(d)), 4);
   } else {
-    msgpack_put(out, 0xcb, msgpack_bits<std::uint64_t>(d), 8);
+    msgpack_put(L, out, 0xcb, msgpack_bits<std::uint64_t>(d), 8);
   }
 }
 
 // Every Lua string is a MessagePack str (fixstr, str 8/16/32); lua-cmsgpack never writes bin.
-void msgpack_pack_string(std::string& out, const char* s, std::size_t size) {
+void msgpack_pack_string(lua_State* L, MsgpackScratch& out, const char* s, std::size_t size) {
   if (size < 32) {
-    out.push_back(static_cast<char>(0xa0u | size));
+    msgpack_append_byte(L, out, 0xa0u | static_cast<unsigned>(size));
   } else if (size <= 0xff) {
-    msgpack_put(out, 0xd9, size, 1);
+    msgpack_put(L, out, 0xd9, size, 1);
   } else if (size <= 0xffff) {
-    msgpack_put(out, 0xda, size, 2);
+    msgpack_put(L, out, 0xda, size, 2);
   } else {
-    msgpack_put(out, 0xdb, size, 4);
+    msgpack_put(L, out, 0xdb, size, 4);
   }
-  out.append(s, size);
+  msgpack_append(L, out, s, size);
 }
 
 // fixarray / array 16 / array 32 (`base` 0x90, `tag16` 0xdc) or the same for maps (0x80, 0xde).
-void msgpack_pack_length(std::string& out, unsigned base, unsigned tag16, std::uint64_t n) {
+void msgpack_pack_length(lua_State* L, MsgpackScratch& out, unsigned base, unsigned tag16,
+                         std::uint64_t n) {
   if (n <= 15) {
-    out.push_back(static_cast<char>(base | n));
+    msgpack_append_byte(L, out, base | static_cast<unsigned>(n));
   } else if (n <= 0xffff) {
-    msgpack_put(out, tag16, n, 2);
+    msgpack_put(L, out, tag16, n, 2);
   } else {
-    msgpack_put(out, tag16 + 1, n, 4);
+    msgpack_put(L, out, tag16 + 1, n, 4);
   }
 }
 
@@ -142,13 +175,13 @@ bool msgpack_is_array(lua_State* L) {
   return max_key == count;
 }
 
-void msgpack_pack_value(lua_State* L, std::string& out, int level);
+void msgpack_pack_value(lua_State* L, MsgpackScratch& out, int level);
 
 // Packs the table on top (left there) as an array or a map; its values one level deeper.
-void msgpack_pack_table(lua_State* L, std::string& out, int level) {
+void msgpack_pack_table(lua_State* L, MsgpackScratch& out, int level) {
   if (msgpack_is_array(L)) {
     const std::size_t size = lua_objlen(L, -1);
-    msgpack_pack_length(out, 0x90, 0xdc, size);
+    msgpack_pack_length(L, out, 0x90, 0xdc, size);
     luaL_checkstack(L, 1, "in function mp_encode_lua_table_as_array");
     for (std::size_t i = 1; i <= size; ++i) {
       lua_pushnumber(L, static_cast<lua_Number>(i));
@@ -166,7 +199,7 @@ void msgpack_pack_table(lua_State* L, std::string& out, int level) {
     lua_pop(L, 1);
     ++pairs;
   }
-  msgpack_pack_length(out, 0x80, 0xde, pairs);
+  msgpack_pack_length(L, out, 0x80, 0xde, pairs);
   lua_pushnil(L);
   while (lua_next(L, -2) != 0) {
     lua_pushvalue(L, -2);
@@ -177,19 +210,19 @@ void msgpack_pack_table(lua_State* L, std::string& out, int level) {
 
 // Packs the value on top of the stack and pops it. Functions, userdata (cjson.null too) and
 // threads pack as nil, like tables nested too deep.
-void msgpack_pack_value(lua_State* L, std::string& out, int level) {
+void msgpack_pack_value(lua_State* L, MsgpackScratch& out, int level) {
   switch (lua_type(L, -1)) {
     case LUA_TSTRING: {
       std::size_t size = 0;
       const char* s = lua_tolstring(L, -1, &size);
-      msgpack_pack_string(out, s, size);
+      msgpack_pack_string(L, out, s, size);
       break;
     }
     case LUA_TBOOLEAN:
-      out.push_back(static_cast<char>(lua_toboolean(L, -1) != 0 ? 0xc3 : 0xc2));
+      msgpack_append_byte(L, out, lua_toboolean(L, -1) != 0 ? 0xc3 : 0xc2);
       break;
     case LUA_TNUMBER:
-      msgpack_pack_number(out, lua_tonumber(L, -1));
+      msgpack_pack_number(L, out, lua_tonumber(L, -1));
       break;
     case LUA_TTABLE:
       if (level < kMsgpackMaxNesting) {
@@ -198,7 +231,7 @@ void msgpack_pack_value(lua_State* L, std::string& out, int level) {
       }
       [[fallthrough]];
     default:
-      out.push_back(static_cast<char>(0xc0));
+      msgpack_append_byte(L, out, 0xc0);
       break;
   }
   lua_pop(L, 1);
@@ -211,16 +244,14 @@ int msgpack_pack(lua_State* L) {
   if (lua_checkstack(L, argc) == 0) {
     return luaL_argerror(L, 0, "Too many arguments for MessagePack pack.");
   }
-  auto* scratch = static_cast<MsgpackScratch*>(lua_touserdata(L, lua_upvalueindex(1)));
+  MsgpackScratch scratch = msgpack_new_scratch(L, 64);
   for (int i = 1; i <= argc; ++i) {
-    scratch->bytes.clear();
+    scratch.size = 0;
     luaL_checkstack(L, 1, "in function mp_check");
     lua_pushvalue(L, i);
-    msgpack_pack_value(L, scratch->bytes, 0);
-    lua_pushlstring(L, scratch->bytes.data(), scratch->bytes.size());
+    msgpack_pack_value(L, scratch, 0);
+    lua_pushlstring(L, scratch.data, scratch.size);
   }
-  constexpr std::size_t kKeptScratchBytes = 1u << 20;  // give back what one huge value took
-  if (scratch->bytes.capacity() > kKeptScratchBytes) std::string().swap(scratch->bytes);
   lua_concat(L, argc);
   return 1;
 }
@@ -451,13 +482,7 @@ void msgpack_set_string(lua_State* L, const char* field, const char* value) {
 
 int open_lua_cmsgpack(lua_State* L) {
   lua_newtable(L);
-  void* scratch = lua_newuserdata(L, sizeof(MsgpackScratch));
-  new (scratch) MsgpackScratch();
-  lua_createtable(L, 0, 1);
-  lua_pushcfunction(L, msgpack_scratch_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
-  lua_pushcclosure(L, msgpack_pack, 1);
+  lua_pushcfunction(L, msgpack_pack);
   lua_setfield(L, -2, "pack");
   lua_pushcfunction(L, msgpack_unpack);
   lua_setfield(L, -2, "unpack");
