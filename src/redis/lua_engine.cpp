@@ -13,8 +13,8 @@
 #include <lua.hpp>
 
 // Two of the four libraries Redis embeds, from Debian's static archives of the very versions Redis
-// 7.0 ships (lua-cjson-dev: lua-cjson 2.1.0; lua-bitop-dev: BitOp 1.0.2). A third, struct, is
-// redis/lua_struct.cpp.
+// 7.0 ships (lua-cjson-dev: lua-cjson 2.1.0; lua-bitop-dev: BitOp 1.0.2). The other two, struct
+// and cmsgpack, are written here: redis/lua_struct.cpp, redis/lua_cmsgpack.cpp.
 extern "C" {
 #include <lua-bitop.h>
 #include <lua-cjson.h>
@@ -607,7 +607,7 @@ void open_libraries(lua_State* L) {
   lua_pop(L, 1);
 
   // cjson, bit, struct and cmsgpack, opened as Redis's luaLoadLibraries opens them, each a
-  // global table (Redis builds cjson with ENABLE_CJSON_GLOBAL; the others register theirs).
+  // global table (Redis builds cjson with ENABLE_CJSON_GLOBAL).
   const lua_CFunction redis_libs[] = {luaopen_cjson, luaopen_bit, open_lua_struct,
                                       open_lua_cmsgpack};
   const char* const redis_lib_names[] = {"cjson", "bit", "struct", "cmsgpack"};
